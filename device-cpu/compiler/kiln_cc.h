@@ -1,0 +1,98 @@
+/*
+ * Interface of the kernel compiler library (libkiln-cc.so).
+ *
+ * The runtime never links LLVM: it dlopen()s libkiln-cc.so on the first program
+ * build and calls kiln_cc_interface() (the only symbol it looks up) to get the
+ * function table below. Nothing here uses OpenCL API types; kernel argument
+ * information comes back as the raw strings and numbers Clang's metadata carries.
+ *
+ * Thread safety: every function may be called from several threads at once on
+ * different programs; a built program is immutable and may be shared.
+ */
+#ifndef KILN_COMPILER_KILN_CC_H
+#define KILN_COMPILER_KILN_CC_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct kiln_wg_ctx;
+
+/* A compiled work-group function; see kernel-lib/include/kiln_abi.h. */
+typedef void (*kiln_wg_fn)(void *const *args, struct kiln_wg_ctx *ctx);
+
+enum kiln_cc_status {
+    KILN_CC_OK = 0,
+    KILN_CC_BUILD_FAILED,    /* the source did not compile; the log says why */
+    KILN_CC_INVALID_OPTIONS, /* the options string was rejected; the log says why */
+    KILN_CC_OUT_OF_MEMORY,
+    KILN_CC_INTERNAL,        /* a compiler stage failed on valid input; the log says why */
+};
+
+/* Address spaces as Clang numbers them with -ffake-address-space-map. */
+enum kiln_cc_addr_space {
+    KILN_CC_AS_PRIVATE = 0,
+    KILN_CC_AS_GLOBAL = 1,
+    KILN_CC_AS_CONSTANT = 2,
+    KILN_CC_AS_LOCAL = 3,
+    KILN_CC_AS_GENERIC = 4,
+};
+
+enum kiln_cc_arg_kind {
+    KILN_CC_ARG_GLOBAL_PTR,   /* __global T *: host passes a cl_mem */
+    KILN_CC_ARG_CONSTANT_PTR, /* __constant T *: host passes a cl_mem */
+    KILN_CC_ARG_LOCAL_PTR,    /* __local T *: host passes a size and NULL */
+    KILN_CC_ARG_VALUE,        /* by value: host passes exactly `size` bytes */
+    KILN_CC_ARG_UNSUPPORTED,  /* images, samplers, pipes, queues: not yet */
+};
+
+struct kiln_cc_arg {
+    enum kiln_cc_arg_kind kind;
+    uint32_t size;        /* bytes clSetKernelArg must be given (8 for pointers) */
+    uint32_t align;       /* alignment of the value's type */
+    uint32_t addr_space;  /* kernel_arg_addr_space, enum kiln_cc_addr_space */
+    const char *name;     /* kernel_arg_name, "" unless -cl-kernel-arg-info */
+    const char *type_name;/* kernel_arg_type, e.g. "float*" */
+    const char *access_qual; /* kernel_arg_access_qual: "none", "read_only", ... */
+    const char *type_qual;   /* kernel_arg_type_qual: "", "const", "restrict volatile" ... */
+};
+
+struct kiln_cc_kernel {
+    const char *name;
+    unsigned num_args;
+    const struct kiln_cc_arg *args;
+    size_t reqd_work_group_size[3]; /* all zero when not given */
+    size_t work_group_size_hint[3]; /* all zero when not given */
+    const char *attributes;         /* CL_KERNEL_ATTRIBUTES text, "" when none */
+    kiln_wg_fn wg;                  /* the work-group function, never NULL */
+};
+
+struct kiln_cc_program;
+
+struct kiln_cc_interface {
+    unsigned abi_version; /* KILN_CC_ABI_VERSION */
+    /*
+     * Compile `source` (NUL-terminated OpenCL C) with the OpenCL build `options`
+     * (may be NULL) into a loaded program. On return *log is a malloc()ed,
+     * NUL-terminated build log (possibly empty, never NULL unless out of memory)
+     * that the caller frees; *out is set only on KILN_CC_OK.
+     */
+    enum kiln_cc_status (*build)(const char *source, const char *options,
+                                 struct kiln_cc_program **out, char **log);
+    unsigned (*num_kernels)(const struct kiln_cc_program *p);
+    /* Kernel i in source order; valid until the program is destroyed. */
+    const struct kiln_cc_kernel *(*kernel)(const struct kiln_cc_program *p, unsigned i);
+    void (*destroy)(struct kiln_cc_program *p);
+    /*
+     * For tests: the assembly text the code generator emitted for the program,
+     * malloc()ed, caller frees; NULL if not kept.
+     */
+    char *(*assembly)(const struct kiln_cc_program *p);
+};
+
+#define KILN_CC_ABI_VERSION 1
+
+/* The one exported symbol of libkiln-cc.so. */
+typedef const struct kiln_cc_interface *(*kiln_cc_interface_fn)(void);
+#define KILN_CC_INTERFACE_SYMBOL "kiln_cc_interface"
+
+#endif

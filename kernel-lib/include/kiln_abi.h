@@ -1,0 +1,51 @@
+/*
+ * The kernel ABI: what a compiled work-group function receives from the runtime.
+ *
+ * This header is read by C (runtime, scheduler callers, compiler) and by OpenCL C
+ * (kernel-lib). Every field is 64 bits wide or explicitly padded so that both
+ * languages lay the struct out the same way on x86-64.
+ *
+ * A work-group function has the C type
+ *
+ *     void wg(void *const *args, struct kiln_wg_ctx *ctx);
+ *
+ * args[i] points at the value of kernel argument i:
+ *   - __global / __constant pointer: args[i] points at a `void *` holding the data
+ *     pointer (NULL allowed);
+ *   - __local pointer: args[i] points at a `size_t` byte offset into ctx->local_mem,
+ *     aligned by the runtime to KILN_LOCAL_ALIGN;
+ *   - by-value argument: args[i] points at the argument's bytes.
+ * The args array and what it points at stay valid and unchanged for the whole
+ * command and are shared by all workers; ctx is private to one worker.
+ */
+#ifndef KILN_KERNEL_LIB_KILN_ABI_H
+#define KILN_KERNEL_LIB_KILN_ABI_H
+
+#if defined(__OPENCL_C_VERSION__)
+typedef ulong kiln_abi_size;
+typedef ulong kiln_abi_ptr; /* a host pointer, opaque to kernels */
+typedef uint kiln_abi_u32;
+#else
+#include <stddef.h>
+#include <stdint.h>
+typedef size_t kiln_abi_size;
+typedef void *kiln_abi_ptr;
+typedef uint32_t kiln_abi_u32;
+#endif
+
+/* Alignment of every __local argument inside the work-group arena (widest vector). */
+#define KILN_LOCAL_ALIGN 128
+
+struct kiln_wg_ctx {
+    kiln_abi_size global_offset[3];
+    kiln_abi_size global_size[3];
+    kiln_abi_size enqueued_local_size[3]; /* local size given at enqueue (uniform groups) */
+    kiln_abi_size local_size[3];          /* this group's size: smaller for a last partial group */
+    kiln_abi_size num_groups[3];
+    kiln_abi_size group_id[3];
+    kiln_abi_ptr local_mem;               /* this worker's arena, KILN_LOCAL_ALIGN aligned */
+    kiln_abi_u32 work_dim;
+    kiln_abi_u32 reserved;
+};
+
+#endif

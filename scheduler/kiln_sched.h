@@ -1,0 +1,63 @@
+/*
+ * The scheduler: a pool of pinned worker threads that runs jobs made of
+ * independent items (work-groups of an NDRange, slices of a copy).
+ *
+ * It knows nothing of OpenCL. A job is dealt to the workers in contiguous chunks
+ * of item indices claimed with atomics; the thread that finishes the last chunk
+ * calls job->done exactly once. Several jobs may be in flight at once.
+ *
+ * With zero workers (KILN_NUM_THREADS=0) kiln_sched_submit() runs the whole job,
+ * done() included, on the calling thread before it returns, through the same code.
+ */
+#ifndef KILN_SCHEDULER_KILN_SCHED_H
+#define KILN_SCHEDULER_KILN_SCHED_H
+
+#include <stdatomic.h>
+#include <stddef.h>
+
+struct kiln_sched;
+
+/* What a running chunk may use: private to the thread running it for the chunk's duration. */
+struct kiln_sched_worker {
+    unsigned index;        /* 0..num_workers-1; num_workers for the calling thread */
+    void *local_mem;       /* arena of local_mem_size bytes, 128-byte aligned */
+    size_t local_mem_size;
+};
+
+struct kiln_sched_job;
+typedef void (*kiln_sched_run_fn)(struct kiln_sched_job *job, size_t first, size_t count,
+                                  const struct kiln_sched_worker *w);
+typedef void (*kiln_sched_done_fn)(struct kiln_sched_job *job);
+
+struct kiln_sched_job {
+    /* Set by the submitter before kiln_sched_submit(); not changed afterwards. */
+    size_t num_items;        /* > 0 */
+    size_t min_chunk;        /* smallest chunk worth dealing; 0 means 1 */
+    kiln_sched_run_fn run;   /* runs items [first, first+count) */
+    kiln_sched_done_fn done; /* once, after every item ran; may free the job */
+    void *user;              /* for run/done */
+    /* Private to the scheduler. */
+    atomic_size_t next;      /* next unclaimed item */
+    atomic_size_t remaining; /* items not yet finished */
+    struct kiln_sched_job *link; /* under the scheduler's lock */
+};
+
+struct kiln_sched_config {
+    int num_threads;       /* < 0: one per physical core (KILN_NUM_THREADS overrides); 0: none */
+    size_t local_mem_size; /* arena bytes per worker */
+    const char *name;      /* thread name prefix, e.g. "kiln-wg" */
+};
+
+/*
+ * Start the pool. Workers are pinned one per physical core (hwloc), named
+ * "<name>-<i>", and each allocates its arena before kiln_sched_create() returns;
+ * a failure in any worker is reported here. Returns 0 or an errno value.
+ */
+int kiln_sched_create(const struct kiln_sched_config *cfg, struct kiln_sched **out);
+/* Stop and join every worker. No job may be in flight. */
+void kiln_sched_destroy(struct kiln_sched *s);
+unsigned kiln_sched_num_workers(const struct kiln_sched *s);
+/* Hand a job over; it runs asynchronously unless the pool has zero workers. */
+void kiln_sched_submit(struct kiln_sched *s, struct kiln_sched_job *job);
+
+#endif
