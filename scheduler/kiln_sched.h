@@ -19,8 +19,8 @@ struct kiln_sched;
 
 /* What a running chunk may use: private to the thread running it for the chunk's duration. */
 struct kiln_sched_worker {
-    unsigned index;        /* 0..num_workers-1; num_workers for the calling thread */
-    void *local_mem;       /* arena of local_mem_size bytes, 128-byte aligned */
+    unsigned index;  /* 0..num_workers-1; num_workers for the calling thread */
+    void *local_mem; /* arena of local_mem_size bytes, 128-byte aligned */
     size_t local_mem_size;
 };
 
@@ -37,8 +37,8 @@ struct kiln_sched_job {
     kiln_sched_done_fn done; /* once, after every item ran; may free the job */
     void *user;              /* for run/done */
     /* Private to the scheduler. */
-    atomic_size_t next;      /* next unclaimed item */
-    atomic_size_t remaining; /* items not yet finished */
+    atomic_size_t next;          /* next unclaimed item */
+    atomic_size_t remaining;     /* items not yet finished */
     struct kiln_sched_job *link; /* under the scheduler's lock */
 };
 

@@ -25,7 +25,7 @@ enum kiln_cc_status {
     KILN_CC_BUILD_FAILED,    /* the source did not compile; the log says why */
     KILN_CC_INVALID_OPTIONS, /* the options string was rejected; the log says why */
     KILN_CC_OUT_OF_MEMORY,
-    KILN_CC_INTERNAL,        /* a compiler stage failed on valid input; the log says why */
+    KILN_CC_INTERNAL, /* a compiler stage failed on valid input; the log says why */
 };
 
 /* Address spaces as Clang numbers them with -ffake-address-space-map. */
@@ -47,11 +47,11 @@ enum kiln_cc_arg_kind {
 
 struct kiln_cc_arg {
     enum kiln_cc_arg_kind kind;
-    uint32_t size;        /* bytes clSetKernelArg must be given (8 for pointers) */
-    uint32_t align;       /* alignment of the value's type */
-    uint32_t addr_space;  /* kernel_arg_addr_space, enum kiln_cc_addr_space */
-    const char *name;     /* kernel_arg_name, "" unless -cl-kernel-arg-info */
-    const char *type_name;/* kernel_arg_type, e.g. "float*" */
+    uint32_t size;           /* bytes clSetKernelArg must be given (8 for pointers) */
+    uint32_t align;          /* alignment of the value's type */
+    uint32_t addr_space;     /* kernel_arg_addr_space, enum kiln_cc_addr_space */
+    const char *name;        /* kernel_arg_name, "" unless -cl-kernel-arg-info */
+    const char *type_name;   /* kernel_arg_type, e.g. "float*" */
     const char *access_qual; /* kernel_arg_access_qual: "none", "read_only", ... */
     const char *type_qual;   /* kernel_arg_type_qual: "", "const", "restrict volatile" ... */
 };

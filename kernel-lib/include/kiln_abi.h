@@ -43,7 +43,7 @@ struct kiln_wg_ctx {
     kiln_abi_size local_size[3];          /* this group's size: smaller for a last partial group */
     kiln_abi_size num_groups[3];
     kiln_abi_size group_id[3];
-    kiln_abi_ptr local_mem;               /* this worker's arena, KILN_LOCAL_ALIGN aligned */
+    kiln_abi_ptr local_mem; /* this worker's arena, KILN_LOCAL_ALIGN aligned */
     kiln_abi_u32 work_dim;
     kiln_abi_u32 reserved;
 };
