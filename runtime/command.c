@@ -1,0 +1,292 @@
+/*
+ * The command graph: every enqueued command waits for its wait list and, in an
+ * in-order queue, for the command before it; once its dependencies are met it is
+ * launched on the device's worker pool (or, when tiny, run on the calling thread).
+ *
+ * Counting: cmd->pending starts at 1 (a guard held while dependencies are being
+ * attached) plus one per unfinished dependency. Whoever brings it to zero makes the
+ * command ready. Ready commands go through a per-thread list so that a chain of
+ * completions never recurses (a completion may make the next command ready, whose
+ * completion makes the next ready, ...).
+ *
+ * A command holds its event, its queue (through the event), its kernel and the
+ * memory objects it touches until it completes (OpenCL 3.0 §5.4.1 deferred release).
+ */
+#include "rt_internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* Commands below this many bytes of host work run on the thread that readies them. */
+#define INLINE_BYTES (256u * 1024)
+/* Copies and fills are dealt to workers in slices of this size. */
+#define SLICE_BYTES (2u * 1024 * 1024)
+
+void kiln_rt_command_dep_met(struct kiln_rt_dep *dep, cl_int status);
+
+static _Thread_local struct kiln_rt_command *ready_head, *ready_tail;
+static _Thread_local bool draining;
+
+cl_int kiln_rt_command_create(cl_command_queue q, enum kiln_rt_cmd_kind kind, cl_command_type type,
+                              struct kiln_rt_command **out)
+{
+    struct kiln_rt_command *cmd = calloc(1, sizeof(*cmd));
+    if (!cmd)
+        return KILN_ERR(CL_OUT_OF_HOST_MEMORY, "command");
+    cl_int err = kiln_rt_event_create(q->context, q, type, &cmd->event);
+    if (err != CL_SUCCESS) {
+        free(cmd);
+        return err;
+    }
+    /* The event's first API reference goes to the caller of the enqueue, or is
+     * released at submission when nobody asked for the event; the command holds it
+     * internally until it is freed. */
+    kiln_rt_obj_hold(&cmd->event->obj);
+    cmd->kind = kind;
+    cmd->queue = q;
+    atomic_init(&cmd->pending, 1);
+    atomic_init(&cmd->dep_fail, 0);
+    *out = cmd;
+    return CL_SUCCESS;
+}
+
+void kiln_rt_command_discard(struct kiln_rt_command *cmd)
+{
+    kiln_rt_obj_release(&cmd->event->obj);
+    kiln_rt_command_free(cmd);
+}
+
+void kiln_rt_command_free(struct kiln_rt_command *cmd)
+{
+    for (int i = 0; i < 2; i++)
+        if (cmd->mems[i])
+            kiln_rt_obj_drop(&cmd->mems[i]->obj);
+    if (cmd->kind == KILN_CMD_NDRANGE) {
+        if (cmd->u.nd.kernel)
+            kiln_rt_obj_drop(&cmd->u.nd.kernel->obj);
+        for (unsigned i = 0; i < cmd->u.nd.num_held; i++)
+            kiln_rt_obj_drop(&cmd->u.nd.held[i]->obj);
+        free(cmd->u.nd.held);
+        free(cmd->u.nd.args);
+        free(cmd->u.nd.arg_store);
+    }
+    free(cmd->deps);
+    kiln_rt_obj_drop(&cmd->event->obj);
+    free(cmd);
+}
+
+cl_int kiln_rt_check_wait_list(cl_command_queue q, cl_uint num_events, const cl_event *wait_list)
+{
+    if ((num_events == 0) != (wait_list == NULL))
+        return KILN_ERR(CL_INVALID_EVENT_WAIT_LIST, "num_events_in_wait_list %u with list %p",
+                        num_events, (void *)wait_list);
+    for (cl_uint i = 0; i < num_events; i++) {
+        if (!kiln_rt_obj_is(wait_list[i], KILN_TAG_EVENT))
+            return KILN_ERR(CL_INVALID_EVENT_WAIT_LIST, "entry %u is not an event", i);
+        if (wait_list[i]->context != q->context)
+            return KILN_ERR(CL_INVALID_CONTEXT, "event %u belongs to another context", i);
+    }
+    return CL_SUCCESS;
+}
+
+/* ---- running ------------------------------------------------------------------- */
+
+static void complete(struct kiln_rt_command *cmd, cl_int status)
+{
+    kiln_rt_event_finish(cmd->event, status);
+    kiln_rt_command_free(cmd);
+}
+
+static void run_groups(struct kiln_sched_job *job, size_t first, size_t count,
+                       const struct kiln_sched_worker *w)
+{
+    struct kiln_rt_command *cmd = job->user;
+    const struct kiln_rt_ndrange *nd = &cmd->u.nd;
+    struct kiln_wg_ctx ctx = nd->base;
+    ctx.local_mem = w->local_mem;
+    const size_t gx = nd->groups[0], gy = nd->groups[1];
+    for (size_t g = first; g < first + count; g++) {
+        size_t id[3] = {g % gx, (g / gx) % gy, g / (gx * gy)};
+        for (int d = 0; d < 3; d++) {
+            ctx.group_id[d] = id[d];
+            size_t start = id[d] * ctx.enqueued_local_size[d];
+            size_t left = ctx.global_size[d] - start;
+            ctx.local_size[d] =
+                left < ctx.enqueued_local_size[d] ? left : ctx.enqueued_local_size[d];
+        }
+        nd->wg((void *const *)nd->args, &ctx);
+    }
+}
+
+static void run_bytes(struct kiln_sched_job *job, size_t first, size_t count,
+                      const struct kiln_sched_worker *w)
+{
+    (void)w;
+    struct kiln_rt_command *cmd = job->user;
+    struct kiln_rt_copy *c = &cmd->u.copy;
+    size_t begin = first * SLICE_BYTES;
+    size_t end = (first + count) * SLICE_BYTES;
+    if (end > c->size)
+        end = c->size;
+    if (cmd->kind != KILN_CMD_FILL) {
+        memmove(c->dst + begin, c->src + begin, end - begin);
+        return;
+    }
+    /* SLICE_BYTES is a multiple of every pattern size (1..128, powers of two). */
+    const size_t ps = c->pattern_size;
+    for (size_t off = begin; off < end; off += ps)
+        memcpy(c->dst + off, c->pattern, ps);
+}
+
+static void job_done(struct kiln_sched_job *job)
+{
+    complete(job->user, CL_COMPLETE);
+}
+
+static void launch(struct kiln_rt_command *cmd)
+{
+    if (atomic_load_explicit(&cmd->dep_fail, memory_order_acquire)) {
+        complete(cmd, CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST);
+        return;
+    }
+    kiln_rt_event_advance(cmd->event, CL_SUBMITTED);
+    kiln_rt_event_advance(cmd->event, CL_RUNNING);
+    struct kiln_sched *sched = NULL;
+    cl_int err = kiln_rt_device_sched(cmd->queue->device, &sched);
+    if (err != CL_SUCCESS) {
+        complete(cmd, err);
+        return;
+    }
+    struct kiln_sched_job *job = &cmd->job;
+    job->user = cmd;
+    job->done = job_done;
+    switch (cmd->kind) {
+    case KILN_CMD_NDRANGE:
+        job->num_items = cmd->u.nd.groups[0] * cmd->u.nd.groups[1] * cmd->u.nd.groups[2];
+        job->min_chunk = 1;
+        job->run = run_groups;
+        break;
+    case KILN_CMD_READ:
+    case KILN_CMD_WRITE:
+    case KILN_CMD_COPY:
+    case KILN_CMD_FILL:
+        job->num_items = (cmd->u.copy.size + SLICE_BYTES - 1) / SLICE_BYTES;
+        job->min_chunk = 1;
+        job->run = run_bytes;
+        if (cmd->u.copy.size < INLINE_BYTES) {
+            struct kiln_sched_worker none = {0};
+            run_bytes(job, 0, job->num_items, &none);
+            complete(cmd, CL_COMPLETE);
+            return;
+        }
+        break;
+    case KILN_CMD_MAP:
+    case KILN_CMD_UNMAP:
+    case KILN_CMD_MARKER:
+        /* Mapping is zero-copy: nothing to run. */
+        complete(cmd, CL_COMPLETE);
+        return;
+    }
+    if (job->num_items == 0) {
+        complete(cmd, CL_COMPLETE);
+        return;
+    }
+    kiln_sched_submit(sched, job);
+}
+
+static void make_ready(struct kiln_rt_command *cmd)
+{
+    cmd->next_ready = NULL;
+    if (ready_tail)
+        ready_tail->next_ready = cmd;
+    else
+        ready_head = cmd;
+    ready_tail = cmd;
+    if (draining)
+        return;
+    draining = true;
+    while (ready_head) {
+        struct kiln_rt_command *c = ready_head;
+        ready_head = c->next_ready;
+        if (!ready_head)
+            ready_tail = NULL;
+        launch(c);
+    }
+    draining = false;
+}
+
+static void pending_put(struct kiln_rt_command *cmd)
+{
+    /* acq_rel: the last dependency's effects are visible to whoever launches */
+    if (atomic_fetch_sub_explicit(&cmd->pending, 1, memory_order_acq_rel) == 1)
+        make_ready(cmd);
+}
+
+void kiln_rt_command_dep_met(struct kiln_rt_dep *dep, cl_int status)
+{
+    if (status < 0 && dep->propagate_failure)
+        atomic_store_explicit(&dep->cmd->dep_fail, 1, memory_order_release);
+    pending_put(dep->cmd);
+}
+
+/* Attach one edge; returns false when the event had already ended (no edge kept). */
+static void depend(struct kiln_rt_command *cmd, struct kiln_rt_dep *dep, cl_event e,
+                   bool propagate)
+{
+    dep->cmd = cmd;
+    dep->propagate_failure = propagate;
+    pthread_mutex_lock(&e->lock);
+    cl_int st = atomic_load_explicit(&e->status, memory_order_acquire);
+    if (st > CL_COMPLETE) {
+        atomic_fetch_add_explicit(&cmd->pending, 1, memory_order_relaxed);
+        dep->next = e->waiters;
+        e->waiters = dep;
+    }
+    pthread_mutex_unlock(&e->lock);
+    if (st < 0 && propagate)
+        atomic_store_explicit(&cmd->dep_fail, 1, memory_order_release);
+}
+
+cl_int kiln_rt_command_submit(struct kiln_rt_command *cmd, cl_uint num_events,
+                              const cl_event *wait_list, cl_event *event_ret, bool blocking)
+{
+    cl_command_queue q = cmd->queue;
+    cmd->num_deps = (size_t)num_events + 1;
+    cmd->deps = calloc(cmd->num_deps, sizeof(*cmd->deps));
+    if (!cmd->deps) {
+        kiln_rt_command_discard(cmd);
+        return KILN_ERR(CL_OUT_OF_HOST_MEMORY, "command dependencies");
+    }
+    cl_event ev = cmd->event;
+    /* The caller's reference and the blocking wait need the event beyond completion. */
+    if (!event_ret)
+        kiln_rt_obj_release(&ev->obj);
+    if (blocking)
+        kiln_rt_obj_hold(&ev->obj);
+
+    for (cl_uint i = 0; i < num_events; i++)
+        depend(cmd, &cmd->deps[i], wait_list[i], true);
+
+    pthread_mutex_lock(&q->lock);
+    cl_event prev = q->last;
+    if (prev)
+        depend(cmd, &cmd->deps[num_events], prev, false);
+    kiln_rt_obj_hold(&ev->obj);
+    q->last = ev;
+    pthread_mutex_unlock(&q->lock);
+    if (prev)
+        kiln_rt_obj_drop(&prev->obj);
+
+    pending_put(cmd); /* the guard: may launch, and even free, cmd */
+
+    cl_int result = CL_SUCCESS;
+    if (blocking) {
+        if (kiln_rt_event_wait(ev) < 0)
+            result = KILN_ERR(CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST,
+                              "a blocking command did not complete");
+        kiln_rt_obj_drop(&ev->obj);
+    }
+    if (event_ret)
+        *event_ret = ev;
+    return result;
+}

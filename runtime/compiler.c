@@ -1,0 +1,52 @@
+/*
+ * Loading the compiler library. The runtime never links LLVM: libkiln-cc.so is
+ * opened on the first program build, from the directory libkiln.so was loaded
+ * from, so clinfo and programs that never build start fast.
+ */
+#include "rt_internal.h"
+
+#include <dlfcn.h>
+#include <limits.h>
+#include <stdio.h>
+#include <string.h>
+
+#define CC_LIBRARY "libkiln-cc.so"
+
+static pthread_once_t load_once = PTHREAD_ONCE_INIT;
+static const struct kiln_cc_interface *iface;
+
+static void load(void)
+{
+    Dl_info info;
+    char path[PATH_MAX];
+    if (dladdr((void *)&kiln_rt_compiler, &info) && info.dli_fname) {
+        const char *slash = strrchr(info.dli_fname, '/');
+        int dir_len = slash ? (int)(slash - info.dli_fname) : 0;
+        snprintf(path, sizeof(path), "%.*s%s%s", dir_len, info.dli_fname, slash ? "/" : "",
+                 CC_LIBRARY);
+    } else {
+        snprintf(path, sizeof(path), "%s", CC_LIBRARY);
+    }
+    void *lib = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+    if (!lib) {
+        KILN_LOG(KILN_DBG_ERR, "cannot load the compiler: %s", dlerror());
+        return;
+    }
+    kiln_cc_interface_fn get = (kiln_cc_interface_fn)dlsym(lib, KILN_CC_INTERFACE_SYMBOL);
+    const struct kiln_cc_interface *cc = get ? get() : NULL;
+    if (!cc || cc->abi_version != KILN_CC_ABI_VERSION) {
+        KILN_LOG(KILN_DBG_ERR, "%s does not match this runtime", path);
+        return;
+    }
+    /* The library stays loaded for the life of the process: JIT code lives in it. */
+    iface = cc;
+}
+
+cl_int kiln_rt_compiler(const struct kiln_cc_interface **out)
+{
+    pthread_once(&load_once, load);
+    *out = iface;
+    if (!iface)
+        return KILN_ERR(CL_COMPILER_NOT_AVAILABLE, "the compiler library could not be loaded");
+    return CL_SUCCESS;
+}

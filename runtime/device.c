@@ -1,0 +1,413 @@
+/*
+ * The CPU device (clGetDeviceIDs, clGetDeviceInfo, clRetainDevice, clReleaseDevice).
+ *
+ * Values come from hwloc through device-cpu (kiln_cpu_info_get). The rule: report
+ * only what works. Optional features whose tests do not exist yet read as absent
+ * (no images, no pipes, no SVM, no fp64, no sub-groups); docs/status.md lists them.
+ */
+#include "rt_internal.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "kiln_cpu.h"
+
+struct _cl_device_id kiln_rt_device;
+
+static pthread_mutex_t sched_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static const cl_name_version device_exts[] = {
+    {CL_MAKE_VERSION(1, 0, 0), "cl_khr_byte_addressable_store"},
+    {CL_MAKE_VERSION(1, 0, 0), "cl_khr_extended_versioning"},
+};
+
+static const cl_name_version c_versions[] = {
+    {CL_MAKE_VERSION(1, 0, 0), "OpenCL C"},
+    {CL_MAKE_VERSION(1, 1, 0), "OpenCL C"},
+    {CL_MAKE_VERSION(1, 2, 0), "OpenCL C"},
+    {CL_MAKE_VERSION(3, 0, 0), "OpenCL C"},
+};
+
+static const cl_name_version c_features[] = {
+    {CL_MAKE_VERSION(3, 0, 0), "__opencl_c_int64"},
+};
+
+cl_int kiln_rt_check_device(cl_device_id d)
+{
+    if (!kiln_rt_obj_is(d, KILN_TAG_DEVICE))
+        return KILN_ERR(CL_INVALID_DEVICE, "%p is not a device", (void *)d);
+    return CL_SUCCESS;
+}
+
+cl_int kiln_rt_device_sched(cl_device_id d, struct kiln_sched **out)
+{
+    cl_int err = CL_SUCCESS;
+    pthread_mutex_lock(&sched_lock);
+    if (!d->sched) {
+        struct kiln_sched_config cfg = {
+            .num_threads = -1,
+            .local_mem_size = (size_t)d->local_mem_size,
+            .name = "kiln-wg",
+        };
+        int rc = kiln_sched_create(&cfg, &d->sched);
+        if (rc != 0)
+            err = rc == ENOMEM ? KILN_ERR(CL_OUT_OF_HOST_MEMORY, "worker pool: %s", strerror(rc))
+                               : KILN_ERR(CL_OUT_OF_RESOURCES, "worker pool: %s", strerror(rc));
+    }
+    *out = d->sched;
+    pthread_mutex_unlock(&sched_lock);
+    return err;
+}
+
+cl_int kiln_rt_check_device_type(cl_device_type type)
+{
+    const cl_device_type known = CL_DEVICE_TYPE_DEFAULT | CL_DEVICE_TYPE_CPU |
+                                 CL_DEVICE_TYPE_GPU | CL_DEVICE_TYPE_ACCELERATOR |
+                                 CL_DEVICE_TYPE_CUSTOM;
+    if (type != CL_DEVICE_TYPE_ALL && (type & ~known || type == 0))
+        return KILN_ERR(CL_INVALID_DEVICE_TYPE, "device_type 0x%llx", (unsigned long long)type);
+    if (!(type & (CL_DEVICE_TYPE_CPU | CL_DEVICE_TYPE_DEFAULT)))
+        return KILN_ERR(CL_DEVICE_NOT_FOUND, "Kiln has only a CPU device");
+    return CL_SUCCESS;
+}
+
+cl_int CL_API_CALL clGetDeviceIDs(cl_platform_id platform, cl_device_type device_type,
+                                  cl_uint num_entries, cl_device_id *devices,
+                                  cl_uint *num_devices)
+{
+    cl_int err = kiln_rt_check_platform(platform);
+    if (err != CL_SUCCESS)
+        return err;
+    if ((num_entries == 0 && devices) || (!devices && !num_devices))
+        return KILN_ERR(CL_INVALID_VALUE, "num_entries %u with devices %p, num_devices %p",
+                        num_entries, (void *)devices, (void *)num_devices);
+    err = kiln_rt_check_device_type(device_type);
+    if (err != CL_SUCCESS)
+        return err;
+    if (devices)
+        devices[0] = &kiln_rt_device;
+    if (num_devices)
+        *num_devices = 1;
+    return CL_SUCCESS;
+}
+
+static void join_names(char *buf, size_t cap, const cl_name_version *v, size_t n)
+{
+    buf[0] = '\0';
+    for (size_t i = 0; i < n; i++) {
+        if (i)
+            strncat(buf, " ", cap - strlen(buf) - 1);
+        strncat(buf, v[i].name, cap - strlen(buf) - 1);
+    }
+}
+
+/* The answer of one query: a pointer and size handed to kiln_rt_info(). */
+struct answer {
+    const void *ptr;
+    size_t size;
+    union {
+        cl_uint u32;
+        cl_ulong u64;
+        size_t sz;
+        const void *ptr;
+    } v;
+};
+
+static void put_u32(struct answer *a, cl_uint v)
+{
+    a->v.u32 = v;
+    a->ptr = &a->v.u32;
+    a->size = sizeof(v);
+}
+
+static void put_u64(struct answer *a, cl_ulong v)
+{
+    a->v.u64 = v;
+    a->ptr = &a->v.u64;
+    a->size = sizeof(v);
+}
+
+static void put_size(struct answer *a, size_t v)
+{
+    a->v.sz = v;
+    a->ptr = &a->v.sz;
+    a->size = sizeof(v);
+}
+
+static void put_ptr(struct answer *a, const void *v)
+{
+    a->v.ptr = v;
+    a->ptr = &a->v.ptr;
+    a->size = sizeof(v);
+}
+
+static void put_bytes(struct answer *a, const void *p, size_t n)
+{
+    a->ptr = p;
+    a->size = n;
+}
+
+cl_int CL_API_CALL clGetDeviceInfo(cl_device_id device, cl_device_info param, size_t size,
+                                   void *value, size_t *size_ret)
+{
+    cl_int err = kiln_rt_check_device(device);
+    if (err != CL_SUCCESS)
+        return err;
+    const struct kiln_cpu_info *cpu = kiln_cpu_info_get();
+    const cl_device_id d = device;
+    char buf[512];
+    size_t wi_sizes[3] = {d->max_wg_size, d->max_wg_size, d->max_wg_size};
+    cl_device_partition_property no_partition[1] = {0};
+    struct answer a = {0};
+
+    switch (param) {
+    case CL_DEVICE_TYPE:
+        put_u64(&a, CL_DEVICE_TYPE_CPU);
+        break;
+    case CL_DEVICE_VENDOR_ID:
+        put_u32(&a, 0);
+        break;
+    case CL_DEVICE_MAX_COMPUTE_UNITS:
+        put_u32(&a, d->compute_units);
+        break;
+    case CL_DEVICE_MAX_WORK_ITEM_DIMENSIONS:
+        put_u32(&a, 3);
+        break;
+    case CL_DEVICE_MAX_WORK_GROUP_SIZE:
+        put_size(&a, d->max_wg_size);
+        break;
+    case CL_DEVICE_MAX_WORK_ITEM_SIZES:
+        put_bytes(&a, wi_sizes, sizeof(wi_sizes));
+        break;
+    case CL_DEVICE_PREFERRED_VECTOR_WIDTH_CHAR:
+    case CL_DEVICE_NATIVE_VECTOR_WIDTH_CHAR:
+        put_u32(&a, 16);
+        break;
+    case CL_DEVICE_PREFERRED_VECTOR_WIDTH_SHORT:
+    case CL_DEVICE_NATIVE_VECTOR_WIDTH_SHORT:
+        put_u32(&a, 8);
+        break;
+    case CL_DEVICE_PREFERRED_VECTOR_WIDTH_INT:
+    case CL_DEVICE_NATIVE_VECTOR_WIDTH_INT:
+    case CL_DEVICE_PREFERRED_VECTOR_WIDTH_FLOAT:
+    case CL_DEVICE_NATIVE_VECTOR_WIDTH_FLOAT:
+        put_u32(&a, 4);
+        break;
+    case CL_DEVICE_PREFERRED_VECTOR_WIDTH_LONG:
+    case CL_DEVICE_NATIVE_VECTOR_WIDTH_LONG:
+        put_u32(&a, 2);
+        break;
+    case CL_DEVICE_PREFERRED_VECTOR_WIDTH_DOUBLE:
+    case CL_DEVICE_NATIVE_VECTOR_WIDTH_DOUBLE:
+    case CL_DEVICE_PREFERRED_VECTOR_WIDTH_HALF:
+    case CL_DEVICE_NATIVE_VECTOR_WIDTH_HALF:
+        put_u32(&a, 0); /* no fp64 / fp16 yet */
+        break;
+    case CL_DEVICE_MAX_CLOCK_FREQUENCY:
+        put_u32(&a, cpu->max_clock_mhz);
+        break;
+    case CL_DEVICE_ADDRESS_BITS:
+        put_u32(&a, 64);
+        break;
+    case CL_DEVICE_MAX_READ_IMAGE_ARGS:
+    case CL_DEVICE_MAX_WRITE_IMAGE_ARGS:
+    case CL_DEVICE_MAX_READ_WRITE_IMAGE_ARGS:
+    case CL_DEVICE_MAX_SAMPLERS:
+    case CL_DEVICE_IMAGE_PITCH_ALIGNMENT:
+    case CL_DEVICE_IMAGE_BASE_ADDRESS_ALIGNMENT:
+    case CL_DEVICE_MAX_PIPE_ARGS:
+    case CL_DEVICE_PIPE_MAX_ACTIVE_RESERVATIONS:
+    case CL_DEVICE_PIPE_MAX_PACKET_SIZE:
+    case CL_DEVICE_MAX_ON_DEVICE_QUEUES:
+    case CL_DEVICE_MAX_ON_DEVICE_EVENTS:
+    case CL_DEVICE_QUEUE_ON_DEVICE_PREFERRED_SIZE:
+    case CL_DEVICE_QUEUE_ON_DEVICE_MAX_SIZE:
+    case CL_DEVICE_PREFERRED_PLATFORM_ATOMIC_ALIGNMENT:
+    case CL_DEVICE_PREFERRED_GLOBAL_ATOMIC_ALIGNMENT:
+    case CL_DEVICE_PREFERRED_LOCAL_ATOMIC_ALIGNMENT:
+    case CL_DEVICE_MAX_NUM_SUB_GROUPS:
+    case CL_DEVICE_PARTITION_MAX_SUB_DEVICES:
+        put_u32(&a, 0);
+        break;
+    case CL_DEVICE_IMAGE2D_MAX_WIDTH:
+    case CL_DEVICE_IMAGE2D_MAX_HEIGHT:
+    case CL_DEVICE_IMAGE3D_MAX_WIDTH:
+    case CL_DEVICE_IMAGE3D_MAX_HEIGHT:
+    case CL_DEVICE_IMAGE3D_MAX_DEPTH:
+    case CL_DEVICE_IMAGE_MAX_BUFFER_SIZE:
+    case CL_DEVICE_IMAGE_MAX_ARRAY_SIZE:
+    case CL_DEVICE_MAX_GLOBAL_VARIABLE_SIZE:
+    case CL_DEVICE_GLOBAL_VARIABLE_PREFERRED_TOTAL_SIZE:
+    case CL_DEVICE_PRINTF_BUFFER_SIZE:
+        put_size(&a, 0);
+        break;
+    case CL_DEVICE_MAX_MEM_ALLOC_SIZE:
+        put_u64(&a, d->max_alloc);
+        break;
+    case CL_DEVICE_IMAGE_SUPPORT:
+    case CL_DEVICE_ERROR_CORRECTION_SUPPORT:
+    case CL_DEVICE_LINKER_AVAILABLE:
+    case CL_DEVICE_SUB_GROUP_INDEPENDENT_FORWARD_PROGRESS:
+    case CL_DEVICE_WORK_GROUP_COLLECTIVE_FUNCTIONS_SUPPORT:
+    case CL_DEVICE_GENERIC_ADDRESS_SPACE_SUPPORT:
+    case CL_DEVICE_PIPE_SUPPORT:
+        put_u32(&a, CL_FALSE);
+        break;
+    case CL_DEVICE_ENDIAN_LITTLE:
+    case CL_DEVICE_AVAILABLE:
+    case CL_DEVICE_COMPILER_AVAILABLE:
+    case CL_DEVICE_HOST_UNIFIED_MEMORY:
+    case CL_DEVICE_PREFERRED_INTEROP_USER_SYNC:
+    case CL_DEVICE_NON_UNIFORM_WORK_GROUP_SUPPORT:
+        put_u32(&a, CL_TRUE);
+        break;
+    case CL_DEVICE_MAX_PARAMETER_SIZE:
+        put_size(&a, 1024);
+        break;
+    case CL_DEVICE_MEM_BASE_ADDR_ALIGN:
+        put_u32(&a, 128 * 8); /* bits: buffers are 128-byte aligned */
+        break;
+    case CL_DEVICE_MIN_DATA_TYPE_ALIGN_SIZE:
+        put_u32(&a, 128);
+        break;
+    case CL_DEVICE_SINGLE_FP_CONFIG:
+        put_u64(&a, CL_FP_DENORM | CL_FP_INF_NAN | CL_FP_ROUND_TO_NEAREST);
+        break;
+    case CL_DEVICE_DOUBLE_FP_CONFIG:
+    case CL_DEVICE_HALF_FP_CONFIG:
+        put_u64(&a, 0);
+        break;
+    case CL_DEVICE_GLOBAL_MEM_CACHE_TYPE:
+        put_u32(&a, CL_READ_WRITE_CACHE);
+        break;
+    case CL_DEVICE_GLOBAL_MEM_CACHELINE_SIZE:
+        put_u32(&a, cpu->cacheline_size ? cpu->cacheline_size : 64);
+        break;
+    case CL_DEVICE_GLOBAL_MEM_CACHE_SIZE:
+        put_u64(&a, cpu->l3_size ? cpu->l3_size : cpu->l2_size);
+        break;
+    case CL_DEVICE_GLOBAL_MEM_SIZE:
+        put_u64(&a, d->global_mem_size);
+        break;
+    case CL_DEVICE_MAX_CONSTANT_BUFFER_SIZE:
+        put_u64(&a, 1u << 20);
+        break;
+    case CL_DEVICE_MAX_CONSTANT_ARGS:
+        put_u32(&a, 8);
+        break;
+    case CL_DEVICE_LOCAL_MEM_TYPE:
+        put_u32(&a, CL_GLOBAL);
+        break;
+    case CL_DEVICE_LOCAL_MEM_SIZE:
+        put_u64(&a, d->local_mem_size);
+        break;
+    case CL_DEVICE_PROFILING_TIMER_RESOLUTION:
+        put_size(&a, 1);
+        break;
+    case CL_DEVICE_EXECUTION_CAPABILITIES:
+        put_u64(&a, CL_EXEC_KERNEL);
+        break;
+    case CL_DEVICE_QUEUE_ON_HOST_PROPERTIES:
+        put_u64(&a, CL_QUEUE_PROFILING_ENABLE);
+        break;
+    case CL_DEVICE_QUEUE_ON_DEVICE_PROPERTIES:
+        put_u64(&a, 0);
+        break;
+    case CL_DEVICE_NAME:
+        put_bytes(&a, d->name, strlen(d->name) + 1);
+        break;
+    case CL_DEVICE_VENDOR:
+        put_bytes(&a, d->vendor, strlen(d->vendor) + 1);
+        break;
+    case CL_DRIVER_VERSION:
+        put_bytes(&a, "0.1.0", strlen("0.1.0") + 1);
+        break;
+    case CL_DEVICE_PROFILE:
+        put_bytes(&a, "FULL_PROFILE", strlen("FULL_PROFILE") + 1);
+        break;
+    case CL_DEVICE_VERSION:
+        put_bytes(&a, "OpenCL 3.0 Kiln", strlen("OpenCL 3.0 Kiln") + 1);
+        break;
+    case CL_DEVICE_OPENCL_C_VERSION:
+        put_bytes(&a, "OpenCL C 1.2 Kiln", strlen("OpenCL C 1.2 Kiln") + 1);
+        break;
+    case CL_DEVICE_EXTENSIONS:
+        join_names(buf, sizeof(buf), device_exts, sizeof(device_exts) / sizeof(device_exts[0]));
+        put_bytes(&a, buf, strlen(buf) + 1);
+        break;
+    case CL_DEVICE_EXTENSIONS_WITH_VERSION:
+        put_bytes(&a, device_exts, sizeof(device_exts));
+        break;
+    case CL_DEVICE_OPENCL_C_ALL_VERSIONS:
+        put_bytes(&a, c_versions, sizeof(c_versions));
+        break;
+    case CL_DEVICE_OPENCL_C_FEATURES:
+        put_bytes(&a, c_features, sizeof(c_features));
+        break;
+    case CL_DEVICE_ILS_WITH_VERSION:
+    case CL_DEVICE_BUILT_IN_KERNELS_WITH_VERSION:
+        put_bytes(&a, NULL, 0);
+        break;
+    case CL_DEVICE_IL_VERSION:
+    case CL_DEVICE_BUILT_IN_KERNELS:
+        put_bytes(&a, "", strlen("") + 1);
+        break;
+    case CL_DEVICE_LATEST_CONFORMANCE_VERSION_PASSED:
+        put_bytes(&a, "v0000-01-01-00", strlen("v0000-01-01-00") + 1);
+        break;
+    case CL_DEVICE_NUMERIC_VERSION:
+        put_u32(&a, CL_MAKE_VERSION(3, 0, 0));
+        break;
+    case CL_DEVICE_PLATFORM:
+        put_ptr(&a, d->platform);
+        break;
+    case CL_DEVICE_PARENT_DEVICE:
+        put_ptr(&a, NULL);
+        break;
+    case CL_DEVICE_PARTITION_PROPERTIES:
+        put_bytes(&a, no_partition, sizeof(no_partition));
+        break;
+    case CL_DEVICE_PARTITION_AFFINITY_DOMAIN:
+        put_u64(&a, 0);
+        break;
+    case CL_DEVICE_PARTITION_TYPE:
+        put_bytes(&a, NULL, 0);
+        break;
+    case CL_DEVICE_REFERENCE_COUNT:
+        put_u32(&a, 1);
+        break;
+    case CL_DEVICE_SVM_CAPABILITIES:
+        put_u64(&a, 0);
+        break;
+    case CL_DEVICE_ATOMIC_MEMORY_CAPABILITIES:
+        /* the minimum OpenCL 3.0 requires */
+        put_u64(&a, CL_DEVICE_ATOMIC_ORDER_RELAXED | CL_DEVICE_ATOMIC_SCOPE_WORK_GROUP);
+        break;
+    case CL_DEVICE_ATOMIC_FENCE_CAPABILITIES:
+        put_u64(&a, CL_DEVICE_ATOMIC_ORDER_RELAXED |
+                                                  CL_DEVICE_ATOMIC_ORDER_ACQ_REL |
+                                                  CL_DEVICE_ATOMIC_SCOPE_WORK_GROUP);
+        break;
+    case CL_DEVICE_PREFERRED_WORK_GROUP_SIZE_MULTIPLE:
+        put_size(&a, 16);
+        break;
+    case CL_DEVICE_DEVICE_ENQUEUE_CAPABILITIES:
+        put_u64(&a, 0);
+        break;
+    default:
+        return KILN_ERR(CL_INVALID_VALUE, "unknown device query 0x%x", param);
+    }
+    return kiln_rt_info(a.ptr, a.size, size, value, size_ret);
+}
+
+cl_int CL_API_CALL clRetainDevice(cl_device_id device)
+{
+    /* Root devices are not reference counted (OpenCL 3.0 §4.4). */
+    return kiln_rt_check_device(device);
+}
+
+cl_int CL_API_CALL clReleaseDevice(cl_device_id device)
+{
+    return kiln_rt_check_device(device);
+}

@@ -1,0 +1,233 @@
+/*
+ * Events: command events and user events (clWaitForEvents, clGetEventInfo,
+ * clGetEventProfilingInfo, clRetain/ReleaseEvent, clCreateUserEvent,
+ * clSetUserEventStatus).
+ *
+ * Status moves QUEUED -> SUBMITTED -> RUNNING -> COMPLETE, or to a negative error,
+ * once. Finishing an event wakes its waiters (threads in kiln_rt_event_wait) and
+ * releases the commands that depend on it (command.c) after its lock is dropped.
+ */
+#include "rt_internal.h"
+
+#include <stdlib.h>
+
+/* Defined in command.c: one dependency of a command is met. */
+void kiln_rt_command_dep_met(struct kiln_rt_dep *dep, cl_int status);
+
+cl_int kiln_rt_check_event(cl_event e)
+{
+    if (!kiln_rt_obj_is(e, KILN_TAG_EVENT))
+        return KILN_ERR(CL_INVALID_EVENT, "%p is not an event", (void *)e);
+    return CL_SUCCESS;
+}
+
+static void event_destroy(struct kiln_object *obj)
+{
+    cl_event e = (cl_event)obj;
+    pthread_mutex_destroy(&e->lock);
+    pthread_cond_destroy(&e->cond);
+    if (e->queue)
+        kiln_rt_obj_drop(&e->queue->obj);
+    kiln_rt_obj_drop(&e->context->obj);
+    free(e);
+}
+
+cl_int kiln_rt_event_create(cl_context ctx, cl_command_queue q, cl_command_type type,
+                            cl_event *out)
+{
+    cl_event e = calloc(1, sizeof(*e));
+    if (!e)
+        return KILN_ERR(CL_OUT_OF_HOST_MEMORY, "event");
+    pthread_mutex_init(&e->lock, NULL);
+    pthread_cond_init(&e->cond, NULL);
+    kiln_rt_obj_init(&e->obj, KILN_TAG_EVENT, event_destroy);
+    e->context = ctx;
+    kiln_rt_obj_hold(&ctx->obj);
+    e->queue = q;
+    if (q)
+        kiln_rt_obj_hold(&q->obj);
+    e->type = type;
+    atomic_init(&e->status, q ? CL_QUEUED : CL_SUBMITTED);
+    e->t_queued = kiln_rt_now_ns();
+    *out = e;
+    return CL_SUCCESS;
+}
+
+void kiln_rt_event_advance(cl_event e, cl_int status)
+{
+    cl_ulong now = kiln_rt_now_ns();
+    pthread_mutex_lock(&e->lock);
+    if (status == CL_SUBMITTED)
+        e->t_submit = now;
+    else if (status == CL_RUNNING)
+        e->t_start = now;
+    atomic_store_explicit(&e->status, status, memory_order_release);
+    pthread_mutex_unlock(&e->lock);
+}
+
+bool kiln_rt_event_finish(cl_event e, cl_int status)
+{
+    cl_ulong now = kiln_rt_now_ns();
+    pthread_mutex_lock(&e->lock);
+    if (atomic_load_explicit(&e->status, memory_order_relaxed) <= CL_COMPLETE) {
+        pthread_mutex_unlock(&e->lock);
+        return false;
+    }
+    if (!e->t_submit)
+        e->t_submit = now;
+    if (!e->t_start)
+        e->t_start = now;
+    e->t_end = now;
+    /* release: everything the command wrote happens before a waiter sees the status */
+    atomic_store_explicit(&e->status, status, memory_order_release);
+    struct kiln_rt_dep *waiters = e->waiters;
+    e->waiters = NULL;
+    pthread_cond_broadcast(&e->cond);
+    pthread_mutex_unlock(&e->lock);
+
+    while (waiters) {
+        struct kiln_rt_dep *next = waiters->next;
+        kiln_rt_command_dep_met(waiters, status);
+        waiters = next;
+    }
+    return true;
+}
+
+cl_int kiln_rt_event_wait(cl_event e)
+{
+    cl_int st = atomic_load_explicit(&e->status, memory_order_acquire);
+    if (st <= CL_COMPLETE)
+        return st;
+    pthread_mutex_lock(&e->lock);
+    while ((st = atomic_load_explicit(&e->status, memory_order_acquire)) > CL_COMPLETE)
+        pthread_cond_wait(&e->cond, &e->lock);
+    pthread_mutex_unlock(&e->lock);
+    return st;
+}
+
+cl_int CL_API_CALL clWaitForEvents(cl_uint num_events, const cl_event *event_list)
+{
+    if (num_events == 0 || event_list == NULL)
+        return KILN_ERR(CL_INVALID_VALUE, "num_events %u, event_list %p", num_events,
+                        (void *)event_list);
+    for (cl_uint i = 0; i < num_events; i++) {
+        cl_int err = kiln_rt_check_event(event_list[i]);
+        if (err != CL_SUCCESS)
+            return err;
+        if (event_list[i]->context != event_list[0]->context)
+            return KILN_ERR(CL_INVALID_CONTEXT, "event %u belongs to another context", i);
+    }
+    cl_int result = CL_SUCCESS;
+    for (cl_uint i = 0; i < num_events; i++)
+        if (kiln_rt_event_wait(event_list[i]) < 0)
+            result = KILN_ERR(CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST,
+                              "event %u ended with an error", i);
+    return result;
+}
+
+cl_int CL_API_CALL clGetEventInfo(cl_event event, cl_event_info param_name,
+                                  size_t param_value_size, void *param_value,
+                                  size_t *param_value_size_ret)
+{
+    cl_int err = kiln_rt_check_event(event);
+    if (err != CL_SUCCESS)
+        return err;
+    cl_int st;
+    cl_uint u;
+    switch (param_name) {
+    case CL_EVENT_COMMAND_QUEUE:
+        return kiln_rt_info(&event->queue, sizeof(event->queue), param_value_size, param_value,
+                            param_value_size_ret);
+    case CL_EVENT_CONTEXT:
+        return kiln_rt_info(&event->context, sizeof(event->context), param_value_size,
+                            param_value, param_value_size_ret);
+    case CL_EVENT_COMMAND_TYPE:
+        return kiln_rt_info(&event->type, sizeof(event->type), param_value_size, param_value,
+                            param_value_size_ret);
+    case CL_EVENT_COMMAND_EXECUTION_STATUS:
+        st = atomic_load_explicit(&event->status, memory_order_acquire);
+        return kiln_rt_info(&st, sizeof(st), param_value_size, param_value, param_value_size_ret);
+    case CL_EVENT_REFERENCE_COUNT:
+        u = atomic_load_explicit(&event->obj.refs, memory_order_relaxed);
+        return kiln_rt_info(&u, sizeof(u), param_value_size, param_value, param_value_size_ret);
+    default:
+        return KILN_ERR(CL_INVALID_VALUE, "unknown event query 0x%x", param_name);
+    }
+}
+
+cl_int CL_API_CALL clGetEventProfilingInfo(cl_event event, cl_profiling_info param_name,
+                                           size_t param_value_size, void *param_value,
+                                           size_t *param_value_size_ret)
+{
+    cl_int err = kiln_rt_check_event(event);
+    if (err != CL_SUCCESS)
+        return err;
+    if (!event->queue || !(event->queue->props & CL_QUEUE_PROFILING_ENABLE))
+        return KILN_ERR(CL_PROFILING_INFO_NOT_AVAILABLE,
+                        "the event's queue was created without CL_QUEUE_PROFILING_ENABLE");
+    if (atomic_load_explicit(&event->status, memory_order_acquire) != CL_COMPLETE)
+        return KILN_ERR(CL_PROFILING_INFO_NOT_AVAILABLE, "the command has not completed");
+    cl_ulong t;
+    pthread_mutex_lock(&event->lock);
+    switch (param_name) {
+    case CL_PROFILING_COMMAND_QUEUED:
+        t = event->t_queued;
+        break;
+    case CL_PROFILING_COMMAND_SUBMIT:
+        t = event->t_submit;
+        break;
+    case CL_PROFILING_COMMAND_START:
+        t = event->t_start;
+        break;
+    case CL_PROFILING_COMMAND_END:
+    case CL_PROFILING_COMMAND_COMPLETE:
+        t = event->t_end;
+        break;
+    default:
+        pthread_mutex_unlock(&event->lock);
+        return KILN_ERR(CL_INVALID_VALUE, "unknown profiling query 0x%x", param_name);
+    }
+    pthread_mutex_unlock(&event->lock);
+    return kiln_rt_info(&t, sizeof(t), param_value_size, param_value, param_value_size_ret);
+}
+
+cl_int CL_API_CALL clRetainEvent(cl_event event)
+{
+    cl_int err = kiln_rt_check_event(event);
+    if (err == CL_SUCCESS)
+        kiln_rt_obj_retain(&event->obj);
+    return err;
+}
+
+cl_int CL_API_CALL clReleaseEvent(cl_event event)
+{
+    cl_int err = kiln_rt_check_event(event);
+    if (err == CL_SUCCESS)
+        kiln_rt_obj_release(&event->obj);
+    return err;
+}
+
+cl_event CL_API_CALL clCreateUserEvent(cl_context context, cl_int *errcode_ret)
+{
+    cl_event e = NULL;
+    cl_int err = kiln_rt_check_context(context);
+    if (err == CL_SUCCESS)
+        err = kiln_rt_event_create(context, NULL, CL_COMMAND_USER, &e);
+    kiln_set_errcode(errcode_ret, err);
+    return e;
+}
+
+cl_int CL_API_CALL clSetUserEventStatus(cl_event event, cl_int execution_status)
+{
+    cl_int err = kiln_rt_check_event(event);
+    if (err != CL_SUCCESS)
+        return err;
+    if (event->type != CL_COMMAND_USER)
+        return KILN_ERR(CL_INVALID_EVENT, "not a user event");
+    if (execution_status > CL_COMPLETE)
+        return KILN_ERR(CL_INVALID_VALUE, "status %d is neither CL_COMPLETE nor negative",
+                        execution_status);
+    if (!kiln_rt_event_finish(event, execution_status))
+        return KILN_ERR(CL_INVALID_OPERATION, "the user event's status was already set");
+    return CL_SUCCESS;
+}

@@ -1,0 +1,580 @@
+/*
+ * Kernels and NDRange launches (clCreateKernel, clCreateKernelsInProgram,
+ * clRetain/ReleaseKernel, clSetKernelArg, clGetKernelInfo, clGetKernelArgInfo,
+ * clGetKernelWorkGroupInfo, clEnqueueNDRangeKernel, clEnqueueTask).
+ *
+ * Arguments are snapshotted at enqueue (OpenCL 3.0 §5.9.2: changing an argument
+ * after enqueue does not affect that launch): buffer data pointers, __local offsets
+ * and by-value bytes are copied into the command, laid out as kiln_abi.h describes.
+ */
+#include "rt_internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+cl_int kiln_rt_check_kernel(cl_kernel k)
+{
+    if (!kiln_rt_obj_is(k, KILN_TAG_KERNEL))
+        return KILN_ERR(CL_INVALID_KERNEL, "%p is not a kernel", (void *)k);
+    return CL_SUCCESS;
+}
+
+static void kernel_destroy(struct kiln_object *obj)
+{
+    cl_kernel k = (cl_kernel)obj;
+    for (unsigned i = 0; i < k->cc->num_args; i++)
+        free(k->args[i].value);
+    free(k->args);
+    pthread_mutex_destroy(&k->lock);
+    atomic_fetch_sub_explicit(&k->program->num_kernel_objs, 1, memory_order_release);
+    kiln_rt_obj_drop(&k->program->obj);
+    free(k);
+}
+
+static cl_int kernel_create(cl_program p, const struct kiln_cc_kernel *info, cl_kernel *out)
+{
+    cl_kernel k = calloc(1, sizeof(*k));
+    struct kiln_rt_arg *args = calloc(info->num_args ? info->num_args : 1, sizeof(*args));
+    if (!k || !args) {
+        free(k);
+        free(args);
+        return KILN_ERR(CL_OUT_OF_HOST_MEMORY, "kernel %s", info->name);
+    }
+    pthread_mutex_init(&k->lock, NULL);
+    kiln_rt_obj_init(&k->obj, KILN_TAG_KERNEL, kernel_destroy);
+    k->program = p;
+    kiln_rt_obj_hold(&p->obj);
+    atomic_fetch_add_explicit(&p->num_kernel_objs, 1, memory_order_acq_rel);
+    k->cc = info;
+    k->args = args;
+    *out = k;
+    return CL_SUCCESS;
+}
+
+/* The built program of p, or CL_INVALID_PROGRAM_EXECUTABLE. */
+static cl_int built_program(cl_program p, const struct kiln_cc_interface **cc,
+                            struct kiln_cc_program **built)
+{
+    pthread_mutex_lock(&p->lock);
+    *built = p->status == CL_BUILD_SUCCESS ? p->built : NULL;
+    pthread_mutex_unlock(&p->lock);
+    if (!*built)
+        return KILN_ERR(CL_INVALID_PROGRAM_EXECUTABLE, "the program has no successful build");
+    return kiln_rt_compiler(cc);
+}
+
+cl_kernel CL_API_CALL clCreateKernel(cl_program program, const char *kernel_name,
+                                     cl_int *errcode_ret)
+{
+    cl_kernel k = NULL;
+    const struct kiln_cc_interface *cc = NULL;
+    struct kiln_cc_program *built = NULL;
+    cl_int err = kiln_rt_check_program(program);
+    if (err == CL_SUCCESS)
+        err = built_program(program, &cc, &built);
+    if (err == CL_SUCCESS && kernel_name == NULL)
+        err = KILN_ERR(CL_INVALID_VALUE, "kernel_name is NULL");
+    const struct kiln_cc_kernel *info = NULL;
+    if (err == CL_SUCCESS) {
+        unsigned n = cc->num_kernels(built);
+        for (unsigned i = 0; i < n && !info; i++)
+            if (strcmp(cc->kernel(built, i)->name, kernel_name) == 0)
+                info = cc->kernel(built, i);
+        if (!info)
+            err = KILN_ERR(CL_INVALID_KERNEL_NAME, "no kernel \"%s\" in the program", kernel_name);
+    }
+    if (err == CL_SUCCESS)
+        err = kernel_create(program, info, &k);
+    kiln_set_errcode(errcode_ret, err);
+    return k;
+}
+
+cl_int CL_API_CALL clCreateKernelsInProgram(cl_program program, cl_uint num_kernels,
+                                            cl_kernel *kernels, cl_uint *num_kernels_ret)
+{
+    const struct kiln_cc_interface *cc = NULL;
+    struct kiln_cc_program *built = NULL;
+    cl_int err = kiln_rt_check_program(program);
+    if (err == CL_SUCCESS)
+        err = built_program(program, &cc, &built);
+    if (err != CL_SUCCESS)
+        return err;
+    unsigned n = cc->num_kernels(built);
+    if (kernels && num_kernels < n)
+        return KILN_ERR(CL_INVALID_VALUE, "num_kernels %u is less than the program's %u",
+                        num_kernels, n);
+    if (kernels) {
+        for (unsigned i = 0; i < n; i++) {
+            err = kernel_create(program, cc->kernel(built, i), &kernels[i]);
+            if (err != CL_SUCCESS) {
+                while (i--)
+                    kiln_rt_obj_release(&kernels[i]->obj);
+                return err;
+            }
+        }
+    }
+    if (num_kernels_ret)
+        *num_kernels_ret = n;
+    return CL_SUCCESS;
+}
+
+cl_int CL_API_CALL clRetainKernel(cl_kernel kernel)
+{
+    cl_int err = kiln_rt_check_kernel(kernel);
+    if (err == CL_SUCCESS)
+        kiln_rt_obj_retain(&kernel->obj);
+    return err;
+}
+
+cl_int CL_API_CALL clReleaseKernel(cl_kernel kernel)
+{
+    cl_int err = kiln_rt_check_kernel(kernel);
+    if (err == CL_SUCCESS)
+        kiln_rt_obj_release(&kernel->obj);
+    return err;
+}
+
+cl_int CL_API_CALL clSetKernelArg(cl_kernel kernel, cl_uint arg_index, size_t arg_size,
+                                  const void *arg_value)
+{
+    cl_int err = kiln_rt_check_kernel(kernel);
+    if (err != CL_SUCCESS)
+        return err;
+    if (arg_index >= kernel->cc->num_args)
+        return KILN_ERR(CL_INVALID_ARG_INDEX, "index %u, kernel %s has %u arguments", arg_index,
+                        kernel->cc->name, kernel->cc->num_args);
+    const struct kiln_cc_arg *a = &kernel->cc->args[arg_index];
+    struct kiln_rt_arg next = {.set = true, .size = arg_size};
+    switch (a->kind) {
+    case KILN_CC_ARG_GLOBAL_PTR:
+    case KILN_CC_ARG_CONSTANT_PTR:
+        if (arg_size != sizeof(cl_mem))
+            return KILN_ERR(CL_INVALID_ARG_SIZE, "argument %u is a buffer: size %zu, not %zu",
+                            arg_index, arg_size, sizeof(cl_mem));
+        next.mem = arg_value ? *(const cl_mem *)arg_value : NULL;
+        if (next.mem && !kiln_rt_obj_is(next.mem, KILN_TAG_MEM))
+            return KILN_ERR(CL_INVALID_MEM_OBJECT, "argument %u is not a memory object",
+                            arg_index);
+        if (next.mem && next.mem->type != CL_MEM_OBJECT_BUFFER)
+            return KILN_ERR(CL_INVALID_ARG_VALUE, "argument %u needs a buffer", arg_index);
+        break;
+    case KILN_CC_ARG_LOCAL_PTR:
+        if (arg_size == 0)
+            return KILN_ERR(CL_INVALID_ARG_SIZE, "__local argument %u with size 0", arg_index);
+        if (arg_value != NULL)
+            return KILN_ERR(CL_INVALID_ARG_VALUE, "__local argument %u with a non-NULL value",
+                            arg_index);
+        break;
+    case KILN_CC_ARG_VALUE:
+        if (arg_size != a->size)
+            return KILN_ERR(CL_INVALID_ARG_SIZE, "argument %u (%s): size %zu, not %u", arg_index,
+                            a->type_name, arg_size, a->size);
+        if (arg_value == NULL)
+            return KILN_ERR(CL_INVALID_ARG_VALUE, "argument %u: arg_value is NULL", arg_index);
+        next.value = malloc(arg_size);
+        if (!next.value)
+            return KILN_ERR(CL_OUT_OF_HOST_MEMORY, "argument %u", arg_index);
+        memcpy(next.value, arg_value, arg_size);
+        break;
+    case KILN_CC_ARG_UNSUPPORTED:
+    default:
+        return KILN_ERR(CL_INVALID_ARG_VALUE, "argument %u is of a kind Kiln cannot pass yet",
+                        arg_index);
+    }
+    pthread_mutex_lock(&kernel->lock);
+    unsigned char *old = kernel->args[arg_index].value;
+    kernel->args[arg_index] = next;
+    pthread_mutex_unlock(&kernel->lock);
+    free(old);
+    return CL_SUCCESS;
+}
+
+cl_int CL_API_CALL clGetKernelInfo(cl_kernel k, cl_kernel_info param_name,
+                                   size_t param_value_size, void *param_value,
+                                   size_t *param_value_size_ret)
+{
+    cl_int err = kiln_rt_check_kernel(k);
+    if (err != CL_SUCCESS)
+        return err;
+    cl_uint u;
+    switch (param_name) {
+    case CL_KERNEL_FUNCTION_NAME:
+        return kiln_rt_info_str(k->cc->name, param_value_size, param_value, param_value_size_ret);
+    case CL_KERNEL_NUM_ARGS:
+        u = k->cc->num_args;
+        return kiln_rt_info(&u, sizeof(u), param_value_size, param_value, param_value_size_ret);
+    case CL_KERNEL_REFERENCE_COUNT:
+        u = atomic_load_explicit(&k->obj.refs, memory_order_relaxed);
+        return kiln_rt_info(&u, sizeof(u), param_value_size, param_value, param_value_size_ret);
+    case CL_KERNEL_CONTEXT:
+        return kiln_rt_info(&k->program->context, sizeof(cl_context), param_value_size,
+                            param_value, param_value_size_ret);
+    case CL_KERNEL_PROGRAM:
+        return kiln_rt_info(&k->program, sizeof(k->program), param_value_size, param_value,
+                            param_value_size_ret);
+    case CL_KERNEL_ATTRIBUTES:
+        return kiln_rt_info_str(k->cc->attributes ? k->cc->attributes : "", param_value_size,
+                                param_value, param_value_size_ret);
+    default:
+        return KILN_ERR(CL_INVALID_VALUE, "unknown kernel query 0x%x", param_name);
+    }
+}
+
+static cl_kernel_arg_address_qualifier address_qualifier(uint32_t as)
+{
+    switch (as) {
+    case KILN_CC_AS_GLOBAL:
+        return CL_KERNEL_ARG_ADDRESS_GLOBAL;
+    case KILN_CC_AS_CONSTANT:
+        return CL_KERNEL_ARG_ADDRESS_CONSTANT;
+    case KILN_CC_AS_LOCAL:
+        return CL_KERNEL_ARG_ADDRESS_LOCAL;
+    default:
+        return CL_KERNEL_ARG_ADDRESS_PRIVATE;
+    }
+}
+
+static cl_kernel_arg_access_qualifier access_qualifier(const char *s)
+{
+    if (strcmp(s, "read_only") == 0)
+        return CL_KERNEL_ARG_ACCESS_READ_ONLY;
+    if (strcmp(s, "write_only") == 0)
+        return CL_KERNEL_ARG_ACCESS_WRITE_ONLY;
+    if (strcmp(s, "read_write") == 0)
+        return CL_KERNEL_ARG_ACCESS_READ_WRITE;
+    return CL_KERNEL_ARG_ACCESS_NONE;
+}
+
+static cl_kernel_arg_type_qualifier type_qualifier(const char *s)
+{
+    cl_kernel_arg_type_qualifier q = CL_KERNEL_ARG_TYPE_NONE;
+    if (strstr(s, "const"))
+        q |= CL_KERNEL_ARG_TYPE_CONST;
+    if (strstr(s, "restrict"))
+        q |= CL_KERNEL_ARG_TYPE_RESTRICT;
+    if (strstr(s, "volatile"))
+        q |= CL_KERNEL_ARG_TYPE_VOLATILE;
+    if (strstr(s, "pipe"))
+        q |= CL_KERNEL_ARG_TYPE_PIPE;
+    return q;
+}
+
+cl_int CL_API_CALL clGetKernelArgInfo(cl_kernel k, cl_uint arg_index,
+                                      cl_kernel_arg_info param_name, size_t param_value_size,
+                                      void *param_value, size_t *param_value_size_ret)
+{
+    cl_int err = kiln_rt_check_kernel(k);
+    if (err != CL_SUCCESS)
+        return err;
+    if (arg_index >= k->cc->num_args)
+        return KILN_ERR(CL_INVALID_ARG_INDEX, "index %u, kernel %s has %u arguments", arg_index,
+                        k->cc->name, k->cc->num_args);
+    pthread_mutex_lock(&k->program->lock);
+    bool have_info = k->program->options && strstr(k->program->options, "-cl-kernel-arg-info");
+    pthread_mutex_unlock(&k->program->lock);
+    if (!have_info)
+        return KILN_ERR(CL_KERNEL_ARG_INFO_NOT_AVAILABLE,
+                        "the program was not built with -cl-kernel-arg-info");
+    const struct kiln_cc_arg *a = &k->cc->args[arg_index];
+    cl_uint u;
+    cl_bitfield b;
+    switch (param_name) {
+    case CL_KERNEL_ARG_ADDRESS_QUALIFIER:
+        u = address_qualifier(a->addr_space);
+        return kiln_rt_info(&u, sizeof(u), param_value_size, param_value, param_value_size_ret);
+    case CL_KERNEL_ARG_ACCESS_QUALIFIER:
+        u = access_qualifier(a->access_qual ? a->access_qual : "");
+        return kiln_rt_info(&u, sizeof(u), param_value_size, param_value, param_value_size_ret);
+    case CL_KERNEL_ARG_TYPE_NAME:
+        return kiln_rt_info_str(a->type_name ? a->type_name : "", param_value_size, param_value,
+                                param_value_size_ret);
+    case CL_KERNEL_ARG_TYPE_QUALIFIER:
+        b = type_qualifier(a->type_qual ? a->type_qual : "");
+        return kiln_rt_info(&b, sizeof(b), param_value_size, param_value, param_value_size_ret);
+    case CL_KERNEL_ARG_NAME:
+        return kiln_rt_info_str(a->name ? a->name : "", param_value_size, param_value,
+                                param_value_size_ret);
+    default:
+        return KILN_ERR(CL_INVALID_VALUE, "unknown kernel argument query 0x%x", param_name);
+    }
+}
+
+/* Bytes of local memory the kernel's __local arguments take, as currently set. */
+static size_t local_args_bytes(cl_kernel k)
+{
+    size_t total = 0;
+    for (unsigned i = 0; i < k->cc->num_args; i++)
+        if (k->cc->args[i].kind == KILN_CC_ARG_LOCAL_PTR && k->args[i].set)
+            total = (total + KILN_LOCAL_ALIGN - 1) / KILN_LOCAL_ALIGN * KILN_LOCAL_ALIGN +
+                    k->args[i].size;
+    return total;
+}
+
+static size_t kernel_max_wg(cl_kernel k)
+{
+    const size_t *r = k->cc->reqd_work_group_size;
+    if (r[0])
+        return r[0] * (r[1] ? r[1] : 1) * (r[2] ? r[2] : 1);
+    return k->program->context->device->max_wg_size;
+}
+
+cl_int CL_API_CALL clGetKernelWorkGroupInfo(cl_kernel k, cl_device_id device,
+                                            cl_kernel_work_group_info param_name,
+                                            size_t param_value_size, void *param_value,
+                                            size_t *param_value_size_ret)
+{
+    cl_int err = kiln_rt_check_kernel(k);
+    if (err == CL_SUCCESS && device != NULL) {
+        err = kiln_rt_check_device(device);
+        if (err == CL_SUCCESS && device != k->program->context->device)
+            err = KILN_ERR(CL_INVALID_DEVICE, "the device is not the kernel's");
+    }
+    if (err != CL_SUCCESS)
+        return err;
+    size_t sz;
+    cl_ulong ul;
+    switch (param_name) {
+    case CL_KERNEL_WORK_GROUP_SIZE:
+        sz = kernel_max_wg(k);
+        return kiln_rt_info(&sz, sizeof(sz), param_value_size, param_value, param_value_size_ret);
+    case CL_KERNEL_COMPILE_WORK_GROUP_SIZE:
+        return kiln_rt_info(k->cc->reqd_work_group_size, 3 * sizeof(size_t), param_value_size,
+                            param_value, param_value_size_ret);
+    case CL_KERNEL_LOCAL_MEM_SIZE:
+        pthread_mutex_lock(&k->lock);
+        ul = local_args_bytes(k);
+        pthread_mutex_unlock(&k->lock);
+        return kiln_rt_info(&ul, sizeof(ul), param_value_size, param_value, param_value_size_ret);
+    case CL_KERNEL_PREFERRED_WORK_GROUP_SIZE_MULTIPLE:
+        sz = 16;
+        return kiln_rt_info(&sz, sizeof(sz), param_value_size, param_value, param_value_size_ret);
+    case CL_KERNEL_PRIVATE_MEM_SIZE:
+        ul = 0;
+        return kiln_rt_info(&ul, sizeof(ul), param_value_size, param_value, param_value_size_ret);
+    case CL_KERNEL_GLOBAL_WORK_SIZE:
+        return KILN_ERR(CL_INVALID_VALUE,
+                        "CL_KERNEL_GLOBAL_WORK_SIZE is for custom devices and built-in kernels");
+    default:
+        return KILN_ERR(CL_INVALID_VALUE, "unknown work-group query 0x%x", param_name);
+    }
+}
+
+/* ---- launching ------------------------------------------------------------------ */
+
+/*
+ * Choose a local size when the caller gave none: the x dimension carries the
+ * vectorised work-item loop, so give it up to 256 work-items, but keep at least
+ * four groups per compute unit when the range allows it. A divisor of the global
+ * size is preferred; otherwise the last group is partial (non-uniform groups).
+ */
+static void pick_local_size(cl_kernel k, cl_uint dim, const size_t *global, bool uniform,
+                            size_t *local)
+{
+    const size_t *r = k->cc->reqd_work_group_size;
+    for (cl_uint d = 0; d < 3; d++)
+        local[d] = 1;
+    if (r[0]) {
+        for (cl_uint d = 0; d < dim; d++)
+            local[d] = r[d] ? r[d] : 1;
+        return;
+    }
+    size_t others = 1;
+    for (cl_uint d = 1; d < dim; d++)
+        others *= global[d];
+    size_t cu = k->program->context->device->compute_units;
+    size_t want = 256;
+    while (want > 16 && (global[0] / want) * others < 4 * cu)
+        want /= 2;
+    if (want > global[0])
+        want = global[0];
+    size_t best = 1;
+    for (size_t l = want; l >= 1; l--) {
+        if (global[0] % l == 0) {
+            best = l;
+            break;
+        }
+    }
+    local[0] = (uniform || best * 4 >= want) ? best : want;
+}
+
+static cl_int snapshot_args(cl_kernel k, struct kiln_rt_command *cmd, size_t local_limit)
+{
+    struct kiln_rt_ndrange *nd = &cmd->u.nd;
+    const unsigned n = k->cc->num_args;
+    size_t store = 0, local = 0;
+    unsigned num_mems = 0;
+    for (unsigned i = 0; i < n; i++) {
+        const struct kiln_rt_arg *a = &k->args[i];
+        if (!a->set)
+            return KILN_ERR(CL_INVALID_KERNEL_ARGS, "argument %u of %s is not set", i,
+                            k->cc->name);
+        size_t bytes = k->cc->args[i].kind == KILN_CC_ARG_VALUE ? a->size : sizeof(size_t);
+        store = (store + 15) / 16 * 16 + bytes;
+        if (k->cc->args[i].kind == KILN_CC_ARG_LOCAL_PTR)
+            local = (local + KILN_LOCAL_ALIGN - 1) / KILN_LOCAL_ALIGN * KILN_LOCAL_ALIGN + a->size;
+        if (a->mem)
+            num_mems++;
+    }
+    if (local > local_limit)
+        return KILN_ERR(CL_OUT_OF_RESOURCES, "__local arguments need %zu bytes, the device has %zu",
+                        local, local_limit);
+    nd->args = calloc(n ? n : 1, sizeof(void *));
+    nd->arg_store = calloc(store ? store : 1, 1);
+    nd->held = calloc(num_mems ? num_mems : 1, sizeof(cl_mem));
+    if (!nd->args || !nd->arg_store || !nd->held)
+        return KILN_ERR(CL_OUT_OF_HOST_MEMORY, "kernel arguments");
+    size_t at = 0;
+    local = 0;
+    for (unsigned i = 0; i < n; i++) {
+        const struct kiln_rt_arg *a = &k->args[i];
+        at = (at + 15) / 16 * 16;
+        unsigned char *slot = nd->arg_store + at;
+        nd->args[i] = slot;
+        switch (k->cc->args[i].kind) {
+        case KILN_CC_ARG_VALUE:
+            memcpy(slot, a->value, a->size);
+            at += a->size;
+            break;
+        case KILN_CC_ARG_LOCAL_PTR:
+            local = (local + KILN_LOCAL_ALIGN - 1) / KILN_LOCAL_ALIGN * KILN_LOCAL_ALIGN;
+            memcpy(slot, &local, sizeof(size_t));
+            local += a->size;
+            at += sizeof(size_t);
+            break;
+        default: {
+            void *data = a->mem ? a->mem->data : NULL;
+            memcpy(slot, &data, sizeof(void *));
+            at += sizeof(void *);
+            if (a->mem) {
+                kiln_rt_obj_hold(&a->mem->obj);
+                nd->held[nd->num_held++] = a->mem;
+            }
+            break;
+        }
+        }
+    }
+    nd->local_bytes = local;
+    return CL_SUCCESS;
+}
+
+static cl_int check_ndrange(cl_command_queue q, cl_kernel k, cl_uint dim, const size_t *offset,
+                            const size_t *global, const size_t *local)
+{
+    cl_int err = kiln_rt_check_queue(q);
+    if (err == CL_SUCCESS)
+        err = kiln_rt_check_kernel(k);
+    if (err != CL_SUCCESS)
+        return err;
+    if (k->program->context != q->context)
+        return KILN_ERR(CL_INVALID_CONTEXT, "the kernel and the queue differ in context");
+    if (dim < 1 || dim > 3)
+        return KILN_ERR(CL_INVALID_WORK_DIMENSION, "work_dim %u", dim);
+    if (global == NULL)
+        return KILN_ERR(CL_INVALID_VALUE, "global_work_size is NULL");
+    for (cl_uint d = 0; d < dim; d++) {
+        size_t off = offset ? offset[d] : 0;
+        if (global[d] > SIZE_MAX - off)
+            return KILN_ERR(CL_INVALID_GLOBAL_OFFSET, "offset + size overflows in dimension %u",
+                            d);
+    }
+    const size_t *r = k->cc->reqd_work_group_size;
+    const cl_device_id dev = q->device;
+    if (local) {
+        size_t total = 1;
+        for (cl_uint d = 0; d < dim; d++) {
+            if (local[d] == 0)
+                return KILN_ERR(CL_INVALID_WORK_GROUP_SIZE, "local size 0 in dimension %u", d);
+            if (local[d] > dev->max_wg_size)
+                return KILN_ERR(CL_INVALID_WORK_ITEM_SIZE, "local size %zu in dimension %u",
+                                local[d], d);
+            total *= local[d];
+        }
+        if (total > kernel_max_wg(k))
+            return KILN_ERR(CL_INVALID_WORK_GROUP_SIZE, "%zu work-items in a group, at most %zu",
+                            total, kernel_max_wg(k));
+        if (r[0])
+            for (cl_uint d = 0; d < dim; d++)
+                if (local[d] != (r[d] ? r[d] : 1))
+                    return KILN_ERR(CL_INVALID_WORK_GROUP_SIZE,
+                                    "reqd_work_group_size differs in dimension %u", d);
+        pthread_mutex_lock(&k->program->lock);
+        bool uniform = k->program->options &&
+                       strstr(k->program->options, "-cl-uniform-work-group-size");
+        pthread_mutex_unlock(&k->program->lock);
+        for (cl_uint d = 0; uniform && d < dim; d++)
+            if (global[d] % local[d])
+                return KILN_ERR(CL_INVALID_WORK_GROUP_SIZE,
+                                "-cl-uniform-work-group-size and global %zu %% local %zu != 0",
+                                global[d], local[d]);
+    } else if (r[0]) {
+        for (cl_uint d = 0; d < dim; d++)
+            if (global[d] % (r[d] ? r[d] : 1))
+                return KILN_ERR(CL_INVALID_WORK_GROUP_SIZE,
+                                "global size is not a multiple of reqd_work_group_size");
+    }
+    return CL_SUCCESS;
+}
+
+static cl_int enqueue_ndrange(cl_command_queue q, cl_kernel k, cl_uint dim, const size_t *offset,
+                              const size_t *global, const size_t *local, cl_uint n,
+                              const cl_event *list, cl_event *event, cl_command_type type)
+{
+    cl_int err = check_ndrange(q, k, dim, offset, global, local);
+    if (err == CL_SUCCESS)
+        err = kiln_rt_check_wait_list(q, n, list);
+    struct kiln_rt_command *cmd = NULL;
+    if (err == CL_SUCCESS)
+        err = kiln_rt_command_create(q, KILN_CMD_NDRANGE, type, &cmd);
+    if (err != CL_SUCCESS)
+        return err;
+
+    struct kiln_rt_ndrange *nd = &cmd->u.nd;
+    nd->kernel = k;
+    kiln_rt_obj_hold(&k->obj);
+    nd->wg = k->cc->wg;
+    size_t chosen[3];
+    if (!local) {
+        pthread_mutex_lock(&k->program->lock);
+        bool uniform = k->program->options &&
+                       strstr(k->program->options, "-cl-uniform-work-group-size");
+        pthread_mutex_unlock(&k->program->lock);
+        pick_local_size(k, dim, global, uniform, chosen);
+        local = chosen;
+    }
+    struct kiln_wg_ctx *b = &nd->base;
+    b->work_dim = dim;
+    for (cl_uint d = 0; d < 3; d++) {
+        bool in = d < dim;
+        b->global_offset[d] = in && offset ? offset[d] : 0;
+        b->global_size[d] = in ? global[d] : 1;
+        b->enqueued_local_size[d] = in ? local[d] : 1;
+        b->num_groups[d] = (b->global_size[d] + b->enqueued_local_size[d] - 1) /
+                           b->enqueued_local_size[d];
+        nd->groups[d] = b->num_groups[d];
+    }
+    pthread_mutex_lock(&k->lock);
+    err = snapshot_args(k, cmd, (size_t)q->device->local_mem_size);
+    pthread_mutex_unlock(&k->lock);
+    if (err != CL_SUCCESS) {
+        kiln_rt_command_discard(cmd);
+        return err;
+    }
+    return kiln_rt_command_submit(cmd, n, list, event, false);
+}
+
+cl_int CL_API_CALL clEnqueueNDRangeKernel(cl_command_queue q, cl_kernel kernel, cl_uint work_dim,
+                                          const size_t *global_work_offset,
+                                          const size_t *global_work_size,
+                                          const size_t *local_work_size, cl_uint n,
+                                          const cl_event *list, cl_event *event)
+{
+    return enqueue_ndrange(q, kernel, work_dim, global_work_offset, global_work_size,
+                           local_work_size, n, list, event, CL_COMMAND_NDRANGE_KERNEL);
+}
+
+cl_int CL_API_CALL clEnqueueTask(cl_command_queue q, cl_kernel kernel, cl_uint n,
+                                 const cl_event *list, cl_event *event)
+{
+    static const size_t one = 1;
+    return enqueue_ndrange(q, kernel, 1, NULL, &one, &one, n, list, event, CL_COMMAND_TASK);
+}

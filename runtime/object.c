@@ -1,0 +1,69 @@
+/*
+ * The common object header: tags, API and internal reference counts (STYLE H4, H5).
+ */
+#include "rt_internal.h"
+
+#include <assert.h>
+#include <stdlib.h>
+
+_Static_assert(offsetof(struct kiln_object, dispatch) == 0, "the loader reads the dispatch first");
+_Static_assert(offsetof(struct _cl_platform_id, obj) == 0, "object header first");
+_Static_assert(offsetof(struct _cl_device_id, obj) == 0, "object header first");
+_Static_assert(offsetof(struct _cl_context, obj) == 0, "object header first");
+_Static_assert(offsetof(struct _cl_command_queue, obj) == 0, "object header first");
+_Static_assert(offsetof(struct _cl_mem, obj) == 0, "object header first");
+_Static_assert(offsetof(struct _cl_program, obj) == 0, "object header first");
+_Static_assert(offsetof(struct _cl_kernel, obj) == 0, "object header first");
+_Static_assert(offsetof(struct _cl_event, obj) == 0, "object header first");
+
+const cl_icd_dispatch *kiln_rt_dispatch;
+
+void kiln_rt_obj_init(struct kiln_object *obj, enum kiln_tag tag,
+                      void (*destroy)(struct kiln_object *obj))
+{
+    obj->dispatch = kiln_rt_dispatch;
+    obj->tag = tag;
+    atomic_init(&obj->refs, 1);
+    atomic_init(&obj->holds, 1);
+    obj->destroy = destroy;
+}
+
+bool kiln_rt_obj_is(const void *p, enum kiln_tag tag)
+{
+    const struct kiln_object *obj = p;
+    return obj && obj->tag == (uint32_t)tag;
+}
+
+void kiln_rt_obj_retain(struct kiln_object *obj)
+{
+    unsigned old = atomic_fetch_add_explicit(&obj->refs, 1, memory_order_relaxed);
+    assert(old > 0 && "retain of an object already released");
+    (void)old;
+}
+
+void kiln_rt_obj_hold(struct kiln_object *obj)
+{
+    unsigned old = atomic_fetch_add_explicit(&obj->holds, 1, memory_order_relaxed);
+    assert(old > 0);
+    (void)old;
+}
+
+void kiln_rt_obj_drop(struct kiln_object *obj)
+{
+    /* acq_rel: every use by the dropping thread happens before destroy() */
+    unsigned old = atomic_fetch_sub_explicit(&obj->holds, 1, memory_order_acq_rel);
+    assert(old > 0 && "internal count underflow");
+    if (old == 1) {
+        obj->tag = KILN_TAG_DEAD;
+        if (obj->destroy)
+            obj->destroy(obj);
+    }
+}
+
+void kiln_rt_obj_release(struct kiln_object *obj)
+{
+    unsigned old = atomic_fetch_sub_explicit(&obj->refs, 1, memory_order_acq_rel);
+    assert(old > 0 && "release of an object already released");
+    if (old == 1)
+        kiln_rt_obj_drop(obj);
+}

@@ -1,0 +1,451 @@
+/*
+ * Programs from source (clCreateProgramWithSource, clBuildProgram,
+ * clGetProgramInfo, clGetProgramBuildInfo, clRetain/ReleaseProgram) and the answers
+ * for program kinds Kiln does not build yet (binaries, IL, built-in kernels,
+ * separate compilation): the error codes the specification gives a device
+ * without them.
+ */
+#include "rt_internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+cl_int kiln_rt_check_program(cl_program p)
+{
+    if (!kiln_rt_obj_is(p, KILN_TAG_PROGRAM))
+        return KILN_ERR(CL_INVALID_PROGRAM, "%p is not a program", (void *)p);
+    return CL_SUCCESS;
+}
+
+static void program_destroy(struct kiln_object *obj)
+{
+    cl_program p = (cl_program)obj;
+    if (p->built) {
+        const struct kiln_cc_interface *cc = NULL;
+        if (kiln_rt_compiler(&cc) == CL_SUCCESS)
+            cc->destroy(p->built);
+    }
+    free(p->source);
+    free(p->options);
+    free(p->log);
+    pthread_mutex_destroy(&p->lock);
+    kiln_rt_obj_drop(&p->context->obj);
+    free(p);
+}
+
+cl_program CL_API_CALL clCreateProgramWithSource(cl_context context, cl_uint count,
+                                                 const char **strings, const size_t *lengths,
+                                                 cl_int *errcode_ret)
+{
+    cl_program p = NULL;
+    cl_int err = kiln_rt_check_context(context);
+    if (err == CL_SUCCESS && (count == 0 || strings == NULL))
+        err = KILN_ERR(CL_INVALID_VALUE, "count %u, strings %p", count, (void *)strings);
+    size_t total = 0;
+    for (cl_uint i = 0; err == CL_SUCCESS && i < count; i++) {
+        if (!strings[i])
+            err = KILN_ERR(CL_INVALID_VALUE, "strings[%u] is NULL", i);
+        else
+            total += lengths && lengths[i] ? lengths[i] : strlen(strings[i]);
+    }
+    if (err == CL_SUCCESS) {
+        p = calloc(1, sizeof(*p));
+        char *src = malloc(total + 1);
+        if (!p || !src) {
+            free(p);
+            free(src);
+            p = NULL;
+            err = KILN_ERR(CL_OUT_OF_HOST_MEMORY, "program of %zu bytes", total);
+        } else {
+            size_t at = 0;
+            for (cl_uint i = 0; i < count; i++) {
+                size_t n = lengths && lengths[i] ? lengths[i] : strlen(strings[i]);
+                memcpy(src + at, strings[i], n);
+                at += n;
+            }
+            src[at] = '\0';
+            p->source = src;
+            pthread_mutex_init(&p->lock, NULL);
+            kiln_rt_obj_init(&p->obj, KILN_TAG_PROGRAM, program_destroy);
+            p->context = context;
+            kiln_rt_obj_hold(&context->obj);
+            p->status = CL_BUILD_NONE;
+            atomic_init(&p->num_kernel_objs, 0);
+        }
+    }
+    kiln_set_errcode(errcode_ret, err);
+    return p;
+}
+
+static cl_int check_program_devices(cl_program p, cl_uint num_devices,
+                                    const cl_device_id *device_list)
+{
+    if ((num_devices == 0) != (device_list == NULL))
+        return KILN_ERR(CL_INVALID_VALUE, "num_devices %u with device_list %p", num_devices,
+                        (void *)device_list);
+    for (cl_uint i = 0; i < num_devices; i++) {
+        cl_int err = kiln_rt_check_device(device_list[i]);
+        if (err != CL_SUCCESS)
+            return err;
+        if (device_list[i] != p->context->device)
+            return KILN_ERR(CL_INVALID_DEVICE, "device %u is not in the program's context", i);
+    }
+    return CL_SUCCESS;
+}
+
+static cl_int build(cl_program p, const char *options)
+{
+    const struct kiln_cc_interface *cc = NULL;
+    cl_int err = kiln_rt_compiler(&cc);
+    if (err != CL_SUCCESS)
+        return err;
+    char *opts = strdup(options ? options : "");
+    if (!opts)
+        return KILN_ERR(CL_OUT_OF_HOST_MEMORY, "build options");
+
+    pthread_mutex_lock(&p->lock);
+    if (p->status == CL_BUILD_IN_PROGRESS) {
+        pthread_mutex_unlock(&p->lock);
+        free(opts);
+        return KILN_ERR(CL_INVALID_OPERATION, "a build of this program is in progress");
+    }
+    if (atomic_load_explicit(&p->num_kernel_objs, memory_order_acquire) > 0) {
+        pthread_mutex_unlock(&p->lock);
+        free(opts);
+        return KILN_ERR(CL_INVALID_OPERATION, "kernel objects are attached to the program");
+    }
+    p->status = CL_BUILD_IN_PROGRESS;
+    pthread_mutex_unlock(&p->lock);
+
+    struct kiln_cc_program *built = NULL;
+    char *log = NULL;
+    enum kiln_cc_status st = cc->build(p->source, opts, &built, &log);
+    switch (st) {
+    case KILN_CC_OK:
+        err = CL_SUCCESS;
+        break;
+    case KILN_CC_INVALID_OPTIONS:
+        err = KILN_ERR(CL_INVALID_BUILD_OPTIONS, "options \"%s\" rejected", opts);
+        break;
+    case KILN_CC_OUT_OF_MEMORY:
+        err = KILN_ERR(CL_OUT_OF_HOST_MEMORY, "while compiling");
+        break;
+    case KILN_CC_BUILD_FAILED:
+    case KILN_CC_INTERNAL:
+    default:
+        err = KILN_ERR(CL_BUILD_PROGRAM_FAILURE, "see the build log");
+        break;
+    }
+
+    pthread_mutex_lock(&p->lock);
+    struct kiln_cc_program *old = p->built;
+    p->built = built;
+    free(p->log);
+    p->log = log;
+    free(p->options);
+    p->options = opts;
+    p->status = err == CL_SUCCESS ? CL_BUILD_SUCCESS : CL_BUILD_ERROR;
+    pthread_mutex_unlock(&p->lock);
+    if (old)
+        cc->destroy(old);
+    return err;
+}
+
+cl_int CL_API_CALL clBuildProgram(cl_program program, cl_uint num_devices,
+                                  const cl_device_id *device_list, const char *options,
+                                  void(CL_CALLBACK *pfn_notify)(cl_program, void *),
+                                  void *user_data)
+{
+    cl_int err = kiln_rt_check_program(program);
+    if (err == CL_SUCCESS)
+        err = check_program_devices(program, num_devices, device_list);
+    if (err == CL_SUCCESS && pfn_notify == NULL && user_data != NULL)
+        err = KILN_ERR(CL_INVALID_VALUE, "user_data without pfn_notify");
+    if (err == CL_SUCCESS && program->source == NULL)
+        err = KILN_ERR(CL_INVALID_OPERATION, "the program has no source to build");
+    if (err != CL_SUCCESS)
+        return err;
+    err = build(program, options);
+    /* The build is synchronous; the callback comes when it has ended, success or not. */
+    if (pfn_notify)
+        pfn_notify(program, user_data);
+    return err;
+}
+
+cl_int CL_API_CALL clRetainProgram(cl_program program)
+{
+    cl_int err = kiln_rt_check_program(program);
+    if (err == CL_SUCCESS)
+        kiln_rt_obj_retain(&program->obj);
+    return err;
+}
+
+cl_int CL_API_CALL clReleaseProgram(cl_program program)
+{
+    cl_int err = kiln_rt_check_program(program);
+    if (err == CL_SUCCESS)
+        kiln_rt_obj_release(&program->obj);
+    return err;
+}
+
+/* Kernel names joined by ';', malloc()ed. */
+static char *kernel_names(cl_program p)
+{
+    const struct kiln_cc_interface *cc = NULL;
+    if (kiln_rt_compiler(&cc) != CL_SUCCESS)
+        return NULL;
+    unsigned n = cc->num_kernels(p->built);
+    size_t len = 1;
+    for (unsigned i = 0; i < n; i++)
+        len += strlen(cc->kernel(p->built, i)->name) + 1;
+    char *s = malloc(len);
+    if (!s)
+        return NULL;
+    s[0] = '\0';
+    for (unsigned i = 0; i < n; i++) {
+        if (i)
+            strcat(s, ";");
+        strcat(s, cc->kernel(p->built, i)->name);
+    }
+    return s;
+}
+
+cl_int CL_API_CALL clGetProgramInfo(cl_program p, cl_program_info param_name,
+                                    size_t param_value_size, void *param_value,
+                                    size_t *param_value_size_ret)
+{
+    cl_int err = kiln_rt_check_program(p);
+    if (err != CL_SUCCESS)
+        return err;
+    cl_uint u;
+    size_t sz;
+    cl_bool no = CL_FALSE;
+    const struct kiln_cc_interface *cc = NULL;
+    pthread_mutex_lock(&p->lock);
+    bool built = p->built != NULL;
+    pthread_mutex_unlock(&p->lock);
+    switch (param_name) {
+    case CL_PROGRAM_REFERENCE_COUNT:
+        u = atomic_load_explicit(&p->obj.refs, memory_order_relaxed);
+        return kiln_rt_info(&u, sizeof(u), param_value_size, param_value, param_value_size_ret);
+    case CL_PROGRAM_CONTEXT:
+        return kiln_rt_info(&p->context, sizeof(p->context), param_value_size, param_value,
+                            param_value_size_ret);
+    case CL_PROGRAM_NUM_DEVICES:
+        u = 1;
+        return kiln_rt_info(&u, sizeof(u), param_value_size, param_value, param_value_size_ret);
+    case CL_PROGRAM_DEVICES:
+        return kiln_rt_info(&p->context->device, sizeof(cl_device_id), param_value_size,
+                            param_value, param_value_size_ret);
+    case CL_PROGRAM_SOURCE:
+        return kiln_rt_info_str(p->source ? p->source : "", param_value_size, param_value,
+                                param_value_size_ret);
+    case CL_PROGRAM_IL:
+        return kiln_rt_info(NULL, 0, param_value_size, param_value, param_value_size_ret);
+    case CL_PROGRAM_BINARY_SIZES:
+        /* Kiln does not export binaries yet (docs/status.md): every size is 0. */
+        sz = 0;
+        return kiln_rt_info(&sz, sizeof(sz), param_value_size, param_value, param_value_size_ret);
+    case CL_PROGRAM_BINARIES:
+        return kiln_rt_info(NULL, sizeof(unsigned char *), param_value_size, NULL,
+                            param_value_size_ret);
+    case CL_PROGRAM_NUM_KERNELS:
+        if (!built)
+            return KILN_ERR(CL_INVALID_PROGRAM_EXECUTABLE, "the program is not built");
+        if ((err = kiln_rt_compiler(&cc)) != CL_SUCCESS)
+            return err;
+        sz = cc->num_kernels(p->built);
+        return kiln_rt_info(&sz, sizeof(sz), param_value_size, param_value, param_value_size_ret);
+    case CL_PROGRAM_KERNEL_NAMES: {
+        if (!built)
+            return KILN_ERR(CL_INVALID_PROGRAM_EXECUTABLE, "the program is not built");
+        char *names = kernel_names(p);
+        if (!names)
+            return KILN_ERR(CL_OUT_OF_HOST_MEMORY, "kernel names");
+        err = kiln_rt_info_str(names, param_value_size, param_value, param_value_size_ret);
+        free(names);
+        return err;
+    }
+    case CL_PROGRAM_SCOPE_GLOBAL_CTORS_PRESENT:
+    case CL_PROGRAM_SCOPE_GLOBAL_DTORS_PRESENT:
+        return kiln_rt_info(&no, sizeof(no), param_value_size, param_value, param_value_size_ret);
+    default:
+        return KILN_ERR(CL_INVALID_VALUE, "unknown program query 0x%x", param_name);
+    }
+}
+
+cl_int CL_API_CALL clGetProgramBuildInfo(cl_program p, cl_device_id device,
+                                         cl_program_build_info param_name,
+                                         size_t param_value_size, void *param_value,
+                                         size_t *param_value_size_ret)
+{
+    cl_int err = kiln_rt_check_program(p);
+    if (err == CL_SUCCESS)
+        err = kiln_rt_check_device(device);
+    if (err == CL_SUCCESS && device != p->context->device)
+        err = KILN_ERR(CL_INVALID_DEVICE, "the device is not in the program's context");
+    if (err != CL_SUCCESS)
+        return err;
+    cl_build_status status;
+    cl_program_binary_type type;
+    size_t zero = 0;
+    pthread_mutex_lock(&p->lock);
+    switch (param_name) {
+    case CL_PROGRAM_BUILD_STATUS:
+        status = p->status;
+        err = kiln_rt_info(&status, sizeof(status), param_value_size, param_value,
+                           param_value_size_ret);
+        break;
+    case CL_PROGRAM_BUILD_OPTIONS:
+        err = kiln_rt_info_str(p->options ? p->options : "", param_value_size, param_value,
+                               param_value_size_ret);
+        break;
+    case CL_PROGRAM_BUILD_LOG:
+        err = kiln_rt_info_str(p->log ? p->log : "", param_value_size, param_value,
+                               param_value_size_ret);
+        break;
+    case CL_PROGRAM_BINARY_TYPE:
+        type = p->built ? CL_PROGRAM_BINARY_TYPE_EXECUTABLE : CL_PROGRAM_BINARY_TYPE_NONE;
+        err = kiln_rt_info(&type, sizeof(type), param_value_size, param_value,
+                           param_value_size_ret);
+        break;
+    case CL_PROGRAM_BUILD_GLOBAL_VARIABLE_TOTAL_SIZE:
+        err = kiln_rt_info(&zero, sizeof(zero), param_value_size, param_value,
+                           param_value_size_ret);
+        break;
+    default:
+        err = KILN_ERR(CL_INVALID_VALUE, "unknown build query 0x%x", param_name);
+        break;
+    }
+    pthread_mutex_unlock(&p->lock);
+    return err;
+}
+
+cl_program CL_API_CALL clCreateProgramWithBinary(cl_context context, cl_uint num_devices,
+                                                 const cl_device_id *device_list,
+                                                 const size_t *lengths,
+                                                 const unsigned char **binaries,
+                                                 cl_int *binary_status, cl_int *errcode_ret)
+{
+    cl_int err = kiln_rt_check_context(context);
+    if (err == CL_SUCCESS && (num_devices == 0 || device_list == NULL))
+        err = KILN_ERR(CL_INVALID_VALUE, "num_devices %u, device_list %p", num_devices,
+                       (void *)device_list);
+    for (cl_uint i = 0; err == CL_SUCCESS && i < num_devices; i++) {
+        err = kiln_rt_check_device(device_list[i]);
+        if (err == CL_SUCCESS && device_list[i] != context->device)
+            err = KILN_ERR(CL_INVALID_DEVICE, "device %u is not in the context", i);
+    }
+    for (cl_uint i = 0; err == CL_SUCCESS && i < num_devices; i++)
+        if (!lengths || !binaries || !lengths[i] || !binaries[i])
+            err = KILN_ERR(CL_INVALID_VALUE, "binary %u is NULL or empty", i);
+    if (err == CL_SUCCESS)
+        err = KILN_ERR(CL_INVALID_BINARY, "Kiln does not load program binaries yet");
+    if (binary_status && err == CL_INVALID_BINARY)
+        for (cl_uint i = 0; i < num_devices; i++)
+            binary_status[i] = CL_INVALID_BINARY;
+    kiln_set_errcode(errcode_ret, err);
+    return NULL;
+}
+
+cl_program CL_API_CALL clCreateProgramWithIL(cl_context context, const void *il, size_t length,
+                                             cl_int *errcode_ret)
+{
+    cl_int err = kiln_rt_check_context(context);
+    if (err == CL_SUCCESS && (il == NULL || length == 0))
+        err = KILN_ERR(CL_INVALID_VALUE, "il %p, length %zu", il, length);
+    if (err == CL_SUCCESS)
+        err = KILN_ERR(CL_INVALID_OPERATION, "the device accepts no intermediate language");
+    kiln_set_errcode(errcode_ret, err);
+    return NULL;
+}
+
+cl_program CL_API_CALL clCreateProgramWithBuiltInKernels(cl_context context, cl_uint num_devices,
+                                                         const cl_device_id *device_list,
+                                                         const char *kernel_names,
+                                                         cl_int *errcode_ret)
+{
+    cl_int err = kiln_rt_check_context(context);
+    if (err == CL_SUCCESS && (num_devices == 0 || device_list == NULL || kernel_names == NULL))
+        err = KILN_ERR(CL_INVALID_VALUE, "num_devices %u, device_list %p, kernel_names %p",
+                       num_devices, (void *)device_list, (const void *)kernel_names);
+    for (cl_uint i = 0; err == CL_SUCCESS && i < num_devices; i++) {
+        err = kiln_rt_check_device(device_list[i]);
+        if (err == CL_SUCCESS && device_list[i] != context->device)
+            err = KILN_ERR(CL_INVALID_DEVICE, "device %u is not in the context", i);
+    }
+    if (err == CL_SUCCESS)
+        err = KILN_ERR(CL_INVALID_VALUE, "the device has no built-in kernels (asked for \"%s\")",
+                       kernel_names);
+    kiln_set_errcode(errcode_ret, err);
+    return NULL;
+}
+
+cl_int CL_API_CALL clCompileProgram(cl_program program, cl_uint num_devices,
+                                    const cl_device_id *device_list, const char *options,
+                                    cl_uint num_input_headers, const cl_program *input_headers,
+                                    const char **header_include_names,
+                                    void(CL_CALLBACK *pfn_notify)(cl_program, void *),
+                                    void *user_data)
+{
+    (void)options;
+    (void)num_input_headers;
+    (void)input_headers;
+    (void)header_include_names;
+    cl_int err = kiln_rt_check_program(program);
+    if (err == CL_SUCCESS)
+        err = check_program_devices(program, num_devices, device_list);
+    if (err == CL_SUCCESS && pfn_notify == NULL && user_data != NULL)
+        err = KILN_ERR(CL_INVALID_VALUE, "user_data without pfn_notify");
+    if (err == CL_SUCCESS)
+        err = KILN_ERR(CL_INVALID_OPERATION,
+                       "separate compilation is not supported yet (see docs/status.md)");
+    return err;
+}
+
+cl_program CL_API_CALL clLinkProgram(cl_context context, cl_uint num_devices,
+                                     const cl_device_id *device_list, const char *options,
+                                     cl_uint num_input_programs, const cl_program *input_programs,
+                                     void(CL_CALLBACK *pfn_notify)(cl_program, void *),
+                                     void *user_data, cl_int *errcode_ret)
+{
+    (void)num_devices;
+    (void)device_list;
+    (void)options;
+    (void)pfn_notify;
+    (void)user_data;
+    cl_int err = kiln_rt_check_context(context);
+    if (err == CL_SUCCESS && (num_input_programs == 0 || input_programs == NULL))
+        err = KILN_ERR(CL_INVALID_VALUE, "num_input_programs %u, input_programs %p",
+                       num_input_programs, (void *)input_programs);
+    if (err == CL_SUCCESS)
+        err = KILN_ERR(CL_LINKER_NOT_AVAILABLE, "the device reports no linker");
+    kiln_set_errcode(errcode_ret, err);
+    return NULL;
+}
+
+cl_int CL_API_CALL clSetProgramReleaseCallback(cl_program program,
+                                               void(CL_CALLBACK *pfn_notify)(cl_program, void *),
+                                               void *user_data)
+{
+    (void)user_data;
+    cl_int err = kiln_rt_check_program(program);
+    if (err == CL_SUCCESS && pfn_notify == NULL)
+        err = KILN_ERR(CL_INVALID_VALUE, "pfn_notify is NULL");
+    if (err == CL_SUCCESS)
+        err = KILN_ERR(CL_INVALID_OPERATION,
+                       "the device has no program-scope global destructors to call back after");
+    return err;
+}
+
+cl_int CL_API_CALL clSetProgramSpecializationConstant(cl_program program, cl_uint spec_id,
+                                                      size_t spec_size, const void *spec_value)
+{
+    (void)spec_id;
+    (void)spec_size;
+    (void)spec_value;
+    cl_int err = kiln_rt_check_program(program);
+    if (err == CL_SUCCESS)
+        err = KILN_ERR(CL_INVALID_PROGRAM, "the program was not created from IL");
+    return err;
+}

@@ -1,0 +1,264 @@
+/*
+ * Host command queues (in-order), markers and barriers, clFlush and clFinish.
+ *
+ * Commands start as soon as their dependencies are met, so clFlush has nothing to
+ * push; clFinish waits for the newest command, which in an in-order queue completes
+ * after every earlier one.
+ */
+#include "rt_internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+cl_int kiln_rt_check_queue(cl_command_queue q)
+{
+    if (!kiln_rt_obj_is(q, KILN_TAG_QUEUE))
+        return KILN_ERR(CL_INVALID_COMMAND_QUEUE, "%p is not a command queue", (void *)q);
+    return CL_SUCCESS;
+}
+
+static void queue_destroy(struct kiln_object *obj)
+{
+    cl_command_queue q = (cl_command_queue)obj;
+    if (q->last)
+        kiln_rt_obj_drop(&q->last->obj);
+    pthread_mutex_destroy(&q->lock);
+    kiln_rt_obj_drop(&q->context->obj);
+    free(q->prop_list);
+    free(q);
+}
+
+static cl_int check_queue_props(cl_command_queue_properties props)
+{
+    const cl_command_queue_properties known =
+        CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE | CL_QUEUE_PROFILING_ENABLE | CL_QUEUE_ON_DEVICE |
+        CL_QUEUE_ON_DEVICE_DEFAULT;
+    if (props & ~known)
+        return KILN_ERR(CL_INVALID_VALUE, "unknown queue properties 0x%llx",
+                        (unsigned long long)props);
+    if ((props & CL_QUEUE_ON_DEVICE_DEFAULT) && !(props & CL_QUEUE_ON_DEVICE))
+        return KILN_ERR(CL_INVALID_VALUE, "CL_QUEUE_ON_DEVICE_DEFAULT without CL_QUEUE_ON_DEVICE");
+    if (props & CL_QUEUE_ON_DEVICE)
+        return KILN_ERR(CL_INVALID_QUEUE_PROPERTIES, "device-side queues are not supported yet");
+    if (props & CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE)
+        return KILN_ERR(CL_INVALID_QUEUE_PROPERTIES,
+                        "out-of-order host queues are not supported yet");
+    return CL_SUCCESS;
+}
+
+static cl_int queue_create(cl_context ctx, cl_device_id dev, cl_command_queue_properties props,
+                           const cl_queue_properties *list, size_t list_len,
+                           cl_command_queue *out)
+{
+    cl_command_queue q = calloc(1, sizeof(*q));
+    if (!q)
+        return KILN_ERR(CL_OUT_OF_HOST_MEMORY, "queue");
+    if (list_len) {
+        q->prop_list = malloc(list_len * sizeof(*list));
+        if (!q->prop_list) {
+            free(q);
+            return KILN_ERR(CL_OUT_OF_HOST_MEMORY, "queue properties");
+        }
+        memcpy(q->prop_list, list, list_len * sizeof(*list));
+        q->num_prop_list = list_len;
+    }
+    pthread_mutex_init(&q->lock, NULL);
+    kiln_rt_obj_init(&q->obj, KILN_TAG_QUEUE, queue_destroy);
+    q->context = ctx;
+    kiln_rt_obj_hold(&ctx->obj);
+    q->device = dev;
+    q->props = props;
+    *out = q;
+    return CL_SUCCESS;
+}
+
+static cl_int check_ctx_device(cl_context ctx, cl_device_id dev)
+{
+    cl_int err = kiln_rt_check_context(ctx);
+    if (err == CL_SUCCESS)
+        err = kiln_rt_check_device(dev);
+    if (err == CL_SUCCESS && ctx->device != dev)
+        err = KILN_ERR(CL_INVALID_DEVICE, "the device is not in the context");
+    return err;
+}
+
+cl_command_queue CL_API_CALL clCreateCommandQueue(cl_context context, cl_device_id device,
+                                                  cl_command_queue_properties properties,
+                                                  cl_int *errcode_ret)
+{
+    cl_command_queue q = NULL;
+    cl_int err = check_ctx_device(context, device);
+    if (err == CL_SUCCESS)
+        err = check_queue_props(properties);
+    if (err == CL_SUCCESS)
+        err = queue_create(context, device, properties, NULL, 0, &q);
+    kiln_set_errcode(errcode_ret, err);
+    return q;
+}
+
+cl_command_queue CL_API_CALL clCreateCommandQueueWithProperties(
+    cl_context context, cl_device_id device, const cl_queue_properties *properties,
+    cl_int *errcode_ret)
+{
+    cl_command_queue q = NULL;
+    cl_command_queue_properties props = 0;
+    size_t len = 0;
+    cl_int err = check_ctx_device(context, device);
+    for (size_t i = 0; err == CL_SUCCESS && properties && properties[i]; i += 2) {
+        if (properties[i] == CL_QUEUE_PROPERTIES)
+            props = (cl_command_queue_properties)properties[i + 1];
+        else if (properties[i] == CL_QUEUE_SIZE)
+            err = KILN_ERR(CL_INVALID_VALUE, "CL_QUEUE_SIZE is for device-side queues");
+        else
+            err = KILN_ERR(CL_INVALID_VALUE, "unknown queue property 0x%lx",
+                           (unsigned long)properties[i]);
+        len = i + 3;
+    }
+    if (err == CL_SUCCESS)
+        err = check_queue_props(props);
+    if (err == CL_SUCCESS)
+        err = queue_create(context, device, props, properties, properties ? (len ? len : 1) : 0,
+                           &q);
+    kiln_set_errcode(errcode_ret, err);
+    return q;
+}
+
+cl_int CL_API_CALL clRetainCommandQueue(cl_command_queue q)
+{
+    cl_int err = kiln_rt_check_queue(q);
+    if (err == CL_SUCCESS)
+        kiln_rt_obj_retain(&q->obj);
+    return err;
+}
+
+cl_int CL_API_CALL clReleaseCommandQueue(cl_command_queue q)
+{
+    cl_int err = kiln_rt_check_queue(q);
+    if (err == CL_SUCCESS)
+        kiln_rt_obj_release(&q->obj); /* commands in flight hold it through their events */
+    return err;
+}
+
+cl_int CL_API_CALL clGetCommandQueueInfo(cl_command_queue q, cl_command_queue_info param_name,
+                                         size_t param_value_size, void *param_value,
+                                         size_t *param_value_size_ret)
+{
+    cl_int err = kiln_rt_check_queue(q);
+    if (err != CL_SUCCESS)
+        return err;
+    cl_uint u;
+    cl_command_queue none = NULL;
+    switch (param_name) {
+    case CL_QUEUE_CONTEXT:
+        return kiln_rt_info(&q->context, sizeof(q->context), param_value_size, param_value,
+                            param_value_size_ret);
+    case CL_QUEUE_DEVICE:
+        return kiln_rt_info(&q->device, sizeof(q->device), param_value_size, param_value,
+                            param_value_size_ret);
+    case CL_QUEUE_REFERENCE_COUNT:
+        u = atomic_load_explicit(&q->obj.refs, memory_order_relaxed);
+        return kiln_rt_info(&u, sizeof(u), param_value_size, param_value, param_value_size_ret);
+    case CL_QUEUE_PROPERTIES:
+        return kiln_rt_info(&q->props, sizeof(q->props), param_value_size, param_value,
+                            param_value_size_ret);
+    case CL_QUEUE_PROPERTIES_ARRAY:
+        return kiln_rt_info(q->prop_list, q->num_prop_list * sizeof(cl_queue_properties),
+                            param_value_size, param_value, param_value_size_ret);
+    case CL_QUEUE_DEVICE_DEFAULT:
+        return kiln_rt_info(&none, sizeof(none), param_value_size, param_value,
+                            param_value_size_ret);
+    case CL_QUEUE_SIZE:
+        return KILN_ERR(CL_INVALID_COMMAND_QUEUE, "CL_QUEUE_SIZE of a host queue");
+    default:
+        return KILN_ERR(CL_INVALID_VALUE, "unknown queue query 0x%x", param_name);
+    }
+}
+
+cl_int CL_API_CALL clSetCommandQueueProperty(cl_command_queue q,
+                                             cl_command_queue_properties properties,
+                                             cl_bool enable, cl_command_queue_properties *old)
+{
+    (void)properties;
+    (void)enable;
+    (void)old;
+    cl_int err = kiln_rt_check_queue(q);
+    if (err != CL_SUCCESS)
+        return err;
+    return KILN_ERR(CL_INVALID_OPERATION, "clSetCommandQueueProperty is deprecated since 1.1");
+}
+
+cl_int CL_API_CALL clFlush(cl_command_queue q)
+{
+    return kiln_rt_check_queue(q);
+}
+
+cl_int CL_API_CALL clFinish(cl_command_queue q)
+{
+    cl_int err = kiln_rt_check_queue(q);
+    if (err != CL_SUCCESS)
+        return err;
+    pthread_mutex_lock(&q->lock);
+    cl_event last = q->last;
+    if (last)
+        kiln_rt_obj_hold(&last->obj);
+    pthread_mutex_unlock(&q->lock);
+    if (last) {
+        kiln_rt_event_wait(last);
+        kiln_rt_obj_drop(&last->obj);
+    }
+    return CL_SUCCESS;
+}
+
+static cl_int enqueue_marker(cl_command_queue q, cl_command_type type, cl_uint n,
+                             const cl_event *list, cl_event *event)
+{
+    cl_int err = kiln_rt_check_queue(q);
+    if (err == CL_SUCCESS)
+        err = kiln_rt_check_wait_list(q, n, list);
+    struct kiln_rt_command *cmd = NULL;
+    if (err == CL_SUCCESS)
+        err = kiln_rt_command_create(q, KILN_CMD_MARKER, type, &cmd);
+    if (err == CL_SUCCESS)
+        err = kiln_rt_command_submit(cmd, n, list, event, false);
+    return err;
+}
+
+cl_int CL_API_CALL clEnqueueMarkerWithWaitList(cl_command_queue q, cl_uint n, const cl_event *list,
+                                               cl_event *event)
+{
+    return enqueue_marker(q, CL_COMMAND_MARKER, n, list, event);
+}
+
+cl_int CL_API_CALL clEnqueueBarrierWithWaitList(cl_command_queue q, cl_uint n,
+                                                const cl_event *list, cl_event *event)
+{
+    return enqueue_marker(q, CL_COMMAND_BARRIER, n, list, event);
+}
+
+cl_int CL_API_CALL clEnqueueMarker(cl_command_queue q, cl_event *event)
+{
+    if (event == NULL && kiln_rt_check_queue(q) == CL_SUCCESS)
+        return KILN_ERR(CL_INVALID_VALUE, "event is NULL");
+    return enqueue_marker(q, CL_COMMAND_MARKER, 0, NULL, event);
+}
+
+cl_int CL_API_CALL clEnqueueBarrier(cl_command_queue q)
+{
+    return enqueue_marker(q, CL_COMMAND_BARRIER, 0, NULL, NULL);
+}
+
+cl_int CL_API_CALL clEnqueueWaitForEvents(cl_command_queue q, cl_uint n, const cl_event *list)
+{
+    cl_int err = kiln_rt_check_queue(q);
+    if (err == CL_SUCCESS && (n == 0 || list == NULL))
+        err = KILN_ERR(CL_INVALID_VALUE, "num_events %u, event_list %p", n, (void *)list);
+    for (cl_uint i = 0; err == CL_SUCCESS && i < n; i++) {
+        if (!kiln_rt_obj_is(list[i], KILN_TAG_EVENT))
+            err = KILN_ERR(CL_INVALID_EVENT, "entry %u is not an event", i);
+        else if (list[i]->context != q->context)
+            err = KILN_ERR(CL_INVALID_CONTEXT, "event %u belongs to another context", i);
+    }
+    if (err == CL_SUCCESS)
+        err = enqueue_marker(q, CL_COMMAND_BARRIER, n, list, NULL);
+    return err;
+}

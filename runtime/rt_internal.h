@@ -1,0 +1,330 @@
+/*
+ * The runtime's objects and internal functions (never leaves runtime/).
+ *
+ * Every handle starts with the dispatch pointer the ICD loader reads, followed by
+ * the common header (STYLE H4). Objects carry two counts:
+ *   refs  - the API reference count (the clRetain and clRelease calls);
+ *   holds - internal references, plus one held collectively while refs > 0.
+ * When refs reaches zero that collective hold is dropped; the object is destroyed
+ * when holds reaches zero. This is the deferred deletion of OpenCL 3.0 §5.4.1 and
+ * §5.9: "the memory object is deleted once ... commands queued ... that use it have
+ * finished".
+ *
+ * Lock order (docs/locking.md): queue->lock, then event->lock; program->lock alone.
+ * No callback runs with a Kiln lock held.
+ */
+#ifndef KILN_RUNTIME_RT_INTERNAL_H
+#define KILN_RUNTIME_RT_INTERNAL_H
+
+#include <CL/cl.h>
+#include <CL/cl_icd.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "kiln_abi.h"
+#include "kiln_rt.h"
+#include "kiln_cc.h"
+#include "kiln_sched.h"
+
+/* ---- diagnostics (debug.c) ---------------------------------------------------- */
+
+enum kiln_dbg {
+    KILN_DBG_ERR = 1u << 0,
+    KILN_DBG_WARN = 1u << 1,
+    KILN_DBG_API = 1u << 2,
+    KILN_DBG_MEM = 1u << 3,
+    KILN_DBG_SCHED = 1u << 4,
+    KILN_DBG_CC = 1u << 5,
+};
+
+/* Categories enabled by KILN_DEBUG, parsed once. */
+unsigned kiln_rt_debug_mask(void);
+void kiln_rt_log(unsigned cat, const char *file, int line, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+cl_int kiln_rt_err(cl_int code, const char *name, const char *file, int line, const char *fmt,
+                   ...) __attribute__((format(printf, 5, 6)));
+
+/* An expression: logs why under KILN_DEBUG=err and yields `code`. */
+#define KILN_ERR(code, ...) kiln_rt_err((code), #code, __FILE__, __LINE__, __VA_ARGS__)
+#define KILN_LOG(cat, ...)                                                                         \
+    do {                                                                                           \
+        if (kiln_rt_debug_mask() & (cat))                                                          \
+            kiln_rt_log((cat), __FILE__, __LINE__, __VA_ARGS__);                                   \
+    } while (0)
+
+static inline void kiln_set_errcode(cl_int *errcode_ret, cl_int err)
+{
+    if (errcode_ret)
+        *errcode_ret = err;
+}
+
+/* ---- objects (object.c) --------------------------------------------------------- */
+
+enum kiln_tag {
+    KILN_TAG_DEAD = 0,
+    KILN_TAG_PLATFORM = 0x4b4c0001,
+    KILN_TAG_DEVICE,
+    KILN_TAG_CONTEXT,
+    KILN_TAG_QUEUE,
+    KILN_TAG_MEM,
+    KILN_TAG_PROGRAM,
+    KILN_TAG_KERNEL,
+    KILN_TAG_EVENT,
+    KILN_TAG_SAMPLER,
+};
+
+struct kiln_object {
+    const cl_icd_dispatch *dispatch; /* first: the ICD loader reads it */
+    uint32_t tag;                    /* enum kiln_tag; KILN_TAG_DEAD once destroyed */
+    atomic_uint refs;                /* API count */
+    atomic_uint holds;               /* internal count, +1 while refs > 0 */
+    void (*destroy)(struct kiln_object *obj);
+};
+
+void kiln_rt_obj_init(struct kiln_object *obj, enum kiln_tag tag,
+                      void (*destroy)(struct kiln_object *obj));
+/* True when `p` is a live object of kind `tag`. */
+bool kiln_rt_obj_is(const void *p, enum kiln_tag tag);
+void kiln_rt_obj_retain(struct kiln_object *obj);
+void kiln_rt_obj_release(struct kiln_object *obj);
+void kiln_rt_obj_hold(struct kiln_object *obj);
+void kiln_rt_obj_drop(struct kiln_object *obj);
+#define KILN_OBJ(p) (&(p)->obj)
+
+/* The dispatch table every object points at; set once by kiln_rt_init(). */
+extern const cl_icd_dispatch *kiln_rt_dispatch;
+
+/* ---- info queries (info.c) ------------------------------------------------------ */
+
+/*
+ * Copy `size` bytes of `value` to the caller of a clGet*Info query: checks
+ * param_value_size (CL_INVALID_VALUE when too small and param_value != NULL) and
+ * writes *size_ret.
+ */
+cl_int kiln_rt_info(const void *value, size_t size, size_t param_value_size, void *param_value,
+                    size_t *param_value_size_ret);
+cl_int kiln_rt_info_str(const char *s, size_t param_value_size, void *param_value,
+                        size_t *param_value_size_ret);
+
+/* ---- platform and device (platform.c, device.c) --------------------------------- */
+
+struct _cl_platform_id {
+    struct kiln_object obj;
+};
+
+struct _cl_device_id {
+    struct kiln_object obj;
+    cl_platform_id platform;
+    struct kiln_sched *sched; /* created on first use, under kiln_rt_device_sched() */
+    cl_uint compute_units;
+    cl_ulong global_mem_size;
+    cl_ulong max_alloc;
+    cl_ulong local_mem_size;
+    size_t max_wg_size;
+    char name[160];
+    char vendor[64];
+};
+
+extern struct _cl_platform_id kiln_rt_platform;
+extern struct _cl_device_id kiln_rt_device;
+
+cl_int kiln_rt_check_platform(cl_platform_id p);
+cl_int kiln_rt_check_device(cl_device_id d);
+/* CL_SUCCESS when `type` selects Kiln's device, else CL_INVALID_DEVICE_TYPE or CL_DEVICE_NOT_FOUND. */
+cl_int kiln_rt_check_device_type(cl_device_type type);
+/* The device's worker pool, started on first use. */
+cl_int kiln_rt_device_sched(cl_device_id d, struct kiln_sched **out);
+cl_ulong kiln_rt_now_ns(void);
+
+/* ---- context (context.c) ------------------------------------------------------- */
+
+struct _cl_context {
+    struct kiln_object obj;
+    cl_device_id device;
+    cl_context_properties *props; /* copy, 0-terminated, NULL when none given */
+    size_t num_props;             /* entries in props including the terminator */
+    void(CL_CALLBACK *notify)(const char *, const void *, size_t, void *);
+    void *notify_data;
+};
+
+cl_int kiln_rt_check_context(cl_context c);
+
+/* ---- events and commands (event.c, command.c) --------------------------------- */
+
+struct kiln_rt_command;
+
+struct _cl_event {
+    struct kiln_object obj;
+    cl_context context;     /* held */
+    cl_command_queue queue; /* held; NULL for user events */
+    cl_command_type type;
+    pthread_mutex_t lock;
+    pthread_cond_t cond;
+    atomic_int status; /* written under lock; read anywhere with acquire */
+    struct kiln_rt_dep *waiters; /* under lock: commands waiting on this event */
+    cl_ulong t_queued, t_submit, t_start, t_end; /* under lock once complete */
+};
+
+cl_int kiln_rt_check_event(cl_event e);
+cl_int kiln_rt_event_create(cl_context ctx, cl_command_queue q, cl_command_type type,
+                            cl_event *out);
+/* Set a terminal (CL_COMPLETE or negative) status and release the waiters; false
+ * when the event had already ended (nothing changes then). */
+bool kiln_rt_event_finish(cl_event e, cl_int status);
+/* Set CL_SUBMITTED / CL_RUNNING with its timestamp. */
+void kiln_rt_event_advance(cl_event e, cl_int status);
+/* Block until the event is complete or failed; returns its final status. */
+cl_int kiln_rt_event_wait(cl_event e);
+
+enum kiln_rt_cmd_kind {
+    KILN_CMD_NDRANGE,
+    KILN_CMD_READ,  /* buffer -> host */
+    KILN_CMD_WRITE, /* host -> buffer */
+    KILN_CMD_COPY,  /* buffer -> buffer */
+    KILN_CMD_FILL,
+    KILN_CMD_MAP,
+    KILN_CMD_UNMAP,
+    KILN_CMD_MARKER, /* markers and barriers: nothing to run */
+};
+
+struct kiln_rt_ndrange {
+    cl_kernel kernel; /* held */
+    kiln_wg_fn wg;
+    struct kiln_wg_ctx base; /* group_id and local_size filled per group */
+    void **args;             /* kernel->num_args pointers into arg_store */
+    unsigned char *arg_store;
+    size_t local_bytes; /* arena bytes the __local arguments need */
+    cl_mem *held;       /* buffer arguments, held until completion */
+    unsigned num_held;
+    size_t groups[3];
+};
+
+struct kiln_rt_copy {
+    unsigned char *dst;
+    const unsigned char *src;
+    size_t size;
+    const void *pattern; /* fill: points into pattern_store */
+    size_t pattern_size;
+    unsigned char pattern_store[128];
+};
+
+/* One edge of the command graph: `cmd` waits for the event whose list holds this. */
+struct kiln_rt_dep {
+    struct kiln_rt_command *cmd;
+    bool propagate_failure; /* explicit wait-list entries pass a failure on; queue order does not */
+    struct kiln_rt_dep *next; /* under the awaited event's lock */
+};
+
+struct kiln_rt_command {
+    enum kiln_rt_cmd_kind kind;
+    cl_event event;      /* held until the command is freed */
+    cl_command_queue queue;
+    atomic_int pending;  /* unmet dependencies, plus one until submission ends */
+    atomic_int dep_fail; /* a dependency ended with a negative status */
+    struct kiln_rt_dep *deps;            /* num_deps edges, owned */
+    size_t num_deps;
+    struct kiln_rt_command *next_ready; /* thread-local ready list */
+    cl_mem mems[2]; /* held until completion (copy: src, dst) */
+    struct kiln_sched_job job;
+    union {
+        struct kiln_rt_ndrange nd;
+        struct kiln_rt_copy copy;
+    } u;
+};
+
+/*
+ * Allocate a command of `kind` on queue `q` with its event. The caller fills the
+ * payload, then calls kiln_rt_command_submit().
+ */
+cl_int kiln_rt_command_create(cl_command_queue q, enum kiln_rt_cmd_kind kind, cl_command_type type,
+                              struct kiln_rt_command **out);
+void kiln_rt_command_free(struct kiln_rt_command *cmd);
+/* Free a command that was never submitted, with its event. */
+void kiln_rt_command_discard(struct kiln_rt_command *cmd);
+/*
+ * Make the command depend on the wait list and on the queue's order, and start it
+ * once they are met. Takes ownership of cmd. On success, *event_ret (if not NULL)
+ * gets a new API reference to the command's event.
+ */
+cl_int kiln_rt_command_submit(struct kiln_rt_command *cmd, cl_uint num_events,
+                              const cl_event *wait_list, cl_event *event_ret, bool blocking);
+cl_int kiln_rt_check_wait_list(cl_command_queue q, cl_uint num_events, const cl_event *wait_list);
+
+/* ---- command queue (queue.c) ---------------------------------------------------- */
+
+struct _cl_command_queue {
+    struct kiln_object obj;
+    cl_context context; /* held */
+    cl_device_id device;
+    cl_command_queue_properties props;
+    cl_queue_properties *prop_list; /* as given to ...WithProperties, or NULL */
+    size_t num_prop_list;
+    pthread_mutex_t lock;
+    cl_event last; /* under lock: the newest command's event (held), or NULL */
+};
+
+cl_int kiln_rt_check_queue(cl_command_queue q);
+
+/* ---- memory (mem.c) ------------------------------------------------------------- */
+
+struct kiln_rt_mapping {
+    void *ptr;
+    size_t offset, size;
+    cl_map_flags flags;
+    struct kiln_rt_mapping *next;
+};
+
+struct _cl_mem {
+    struct kiln_object obj;
+    cl_context context; /* held */
+    cl_mem_object_type type;
+    cl_mem_flags flags;
+    size_t size;
+    void *host_ptr; /* as given with CL_MEM_USE_HOST_PTR, else NULL */
+    unsigned char *data;
+    bool owns_data;
+    pthread_mutex_t lock;
+    struct kiln_rt_mapping *maps; /* under lock */
+    atomic_uint map_count;
+};
+
+cl_int kiln_rt_check_mem(cl_mem m);
+
+/* ---- programs and kernels (program.c, kernel.c, compiler.c) --------------------- */
+
+struct _cl_program {
+    struct kiln_object obj;
+    cl_context context; /* held */
+    char *source;
+    pthread_mutex_t lock;
+    cl_build_status status; /* under lock */
+    char *options;          /* under lock */
+    char *log;              /* under lock */
+    struct kiln_cc_program *built; /* under lock; immutable once set */
+    atomic_uint num_kernel_objs;   /* live kernel objects: a rebuild is refused while > 0 */
+};
+
+struct kiln_rt_arg {
+    bool set;
+    size_t size;        /* local: bytes requested; value: bytes stored */
+    cl_mem mem;         /* buffer args */
+    unsigned char *value; /* by-value bytes (malloc), or NULL */
+};
+
+struct _cl_kernel {
+    struct kiln_object obj;
+    cl_program program; /* held */
+    const struct kiln_cc_kernel *cc;
+    pthread_mutex_t lock; /* guards args against concurrent clSetKernelArg */
+    struct kiln_rt_arg *args;
+};
+
+cl_int kiln_rt_check_program(cl_program p);
+cl_int kiln_rt_check_kernel(cl_kernel k);
+/* The compiler library's function table, loaded on first use. */
+cl_int kiln_rt_compiler(const struct kiln_cc_interface **out);
+
+#endif

@@ -1,0 +1,534 @@
+/*
+ * Entry points for features Kiln's device does not offer yet. Each answers what
+ * the OpenCL 3.0 specification prescribes for a device without the feature (for
+ * instance CL_INVALID_OPERATION from clCreateImage when no device supports images),
+ * after the same handle checks a full implementation would make. docs/status.md
+ * lists every one of them and why.
+ */
+#include "rt_internal.h"
+
+#include <time.h>
+
+#define NOT_YET(code, what) KILN_ERR(code, "%s is not supported by Kiln yet", what)
+
+/* ---- host timers (real) --------------------------------------------------------- */
+
+cl_int CL_API_CALL clGetHostTimer(cl_device_id device, cl_ulong *host_timestamp)
+{
+    cl_int err = kiln_rt_check_device(device);
+    if (err == CL_SUCCESS && host_timestamp == NULL)
+        err = KILN_ERR(CL_INVALID_VALUE, "host_timestamp is NULL");
+    if (err == CL_SUCCESS)
+        *host_timestamp = kiln_rt_now_ns();
+    return err;
+}
+
+cl_int CL_API_CALL clGetDeviceAndHostTimer(cl_device_id device, cl_ulong *device_timestamp,
+                                           cl_ulong *host_timestamp)
+{
+    cl_int err = kiln_rt_check_device(device);
+    if (err == CL_SUCCESS && (device_timestamp == NULL || host_timestamp == NULL))
+        err = KILN_ERR(CL_INVALID_VALUE, "a timestamp pointer is NULL");
+    if (err == CL_SUCCESS) {
+        /* Device and host share CLOCK_MONOTONIC: the same instant on both. */
+        *host_timestamp = kiln_rt_now_ns();
+        *device_timestamp = *host_timestamp;
+    }
+    return err;
+}
+
+/* ---- devices -------------------------------------------------------------------- */
+
+cl_int CL_API_CALL clCreateSubDevices(cl_device_id in_device,
+                                      const cl_device_partition_property *properties,
+                                      cl_uint num_devices, cl_device_id *out_devices,
+                                      cl_uint *num_devices_ret)
+{
+    (void)num_devices;
+    (void)out_devices;
+    (void)num_devices_ret;
+    cl_int err = kiln_rt_check_device(in_device);
+    if (err == CL_SUCCESS && properties == NULL)
+        err = KILN_ERR(CL_INVALID_VALUE, "properties is NULL");
+    if (err == CL_SUCCESS)
+        err = KILN_ERR(CL_INVALID_VALUE, "the device reports no partition types");
+    return err;
+}
+
+/* ---- images and samplers -------------------------------------------------------- */
+
+static cl_mem no_image(cl_context context, cl_int *errcode_ret)
+{
+    cl_int err = kiln_rt_check_context(context);
+    if (err == CL_SUCCESS)
+        err = KILN_ERR(CL_INVALID_OPERATION, "the device does not support images");
+    kiln_set_errcode(errcode_ret, err);
+    return NULL;
+}
+
+cl_mem CL_API_CALL clCreateImage(cl_context context, cl_mem_flags flags,
+                                 const cl_image_format *format, const cl_image_desc *desc,
+                                 void *host_ptr, cl_int *errcode_ret)
+{
+    (void)flags, (void)format, (void)desc, (void)host_ptr;
+    return no_image(context, errcode_ret);
+}
+
+cl_mem CL_API_CALL clCreateImageWithProperties(cl_context context,
+                                               const cl_mem_properties *properties,
+                                               cl_mem_flags flags, const cl_image_format *format,
+                                               const cl_image_desc *desc, void *host_ptr,
+                                               cl_int *errcode_ret)
+{
+    (void)properties, (void)flags, (void)format, (void)desc, (void)host_ptr;
+    return no_image(context, errcode_ret);
+}
+
+cl_mem CL_API_CALL clCreateImage2D(cl_context context, cl_mem_flags flags,
+                                   const cl_image_format *format, size_t width, size_t height,
+                                   size_t row_pitch, void *host_ptr, cl_int *errcode_ret)
+{
+    (void)flags, (void)format, (void)width, (void)height, (void)row_pitch, (void)host_ptr;
+    return no_image(context, errcode_ret);
+}
+
+cl_mem CL_API_CALL clCreateImage3D(cl_context context, cl_mem_flags flags,
+                                   const cl_image_format *format, size_t width, size_t height,
+                                   size_t depth, size_t row_pitch, size_t slice_pitch,
+                                   void *host_ptr, cl_int *errcode_ret)
+{
+    (void)flags, (void)format, (void)width, (void)height, (void)depth, (void)row_pitch,
+        (void)slice_pitch, (void)host_ptr;
+    return no_image(context, errcode_ret);
+}
+
+cl_int CL_API_CALL clGetSupportedImageFormats(cl_context context, cl_mem_flags flags,
+                                              cl_mem_object_type type, cl_uint num_entries,
+                                              cl_image_format *formats, cl_uint *num_formats)
+{
+    (void)flags, (void)type;
+    cl_int err = kiln_rt_check_context(context);
+    if (err == CL_SUCCESS && num_entries == 0 && formats != NULL)
+        err = KILN_ERR(CL_INVALID_VALUE, "num_entries is 0 and image_formats is not NULL");
+    /* A device without images supports no formats: an empty list, not an error. */
+    if (err == CL_SUCCESS && num_formats)
+        *num_formats = 0;
+    return err;
+}
+
+cl_int CL_API_CALL clGetImageInfo(cl_mem image, cl_image_info param_name, size_t size,
+                                  void *value, size_t *size_ret)
+{
+    (void)param_name, (void)size, (void)value, (void)size_ret;
+    cl_int err = kiln_rt_check_mem(image);
+    if (err == CL_SUCCESS)
+        err = KILN_ERR(CL_INVALID_MEM_OBJECT, "not an image: Kiln has no images yet");
+    return err;
+}
+
+/* Every image command: the queue is checked, then no memory object can be an image. */
+static cl_int no_image_cmd(cl_command_queue q)
+{
+    cl_int err = kiln_rt_check_queue(q);
+    if (err == CL_SUCCESS)
+        err = KILN_ERR(CL_INVALID_MEM_OBJECT, "Kiln has no images yet");
+    return err;
+}
+
+cl_int CL_API_CALL clEnqueueReadImage(cl_command_queue q, cl_mem image, cl_bool blocking,
+                                      const size_t *origin, const size_t *region, size_t row,
+                                      size_t slice, void *ptr, cl_uint n, const cl_event *list,
+                                      cl_event *event)
+{
+    (void)image, (void)blocking, (void)origin, (void)region, (void)row, (void)slice, (void)ptr,
+        (void)n, (void)list, (void)event;
+    return no_image_cmd(q);
+}
+
+cl_int CL_API_CALL clEnqueueWriteImage(cl_command_queue q, cl_mem image, cl_bool blocking,
+                                       const size_t *origin, const size_t *region, size_t row,
+                                       size_t slice, const void *ptr, cl_uint n,
+                                       const cl_event *list, cl_event *event)
+{
+    (void)image, (void)blocking, (void)origin, (void)region, (void)row, (void)slice, (void)ptr,
+        (void)n, (void)list, (void)event;
+    return no_image_cmd(q);
+}
+
+cl_int CL_API_CALL clEnqueueCopyImage(cl_command_queue q, cl_mem src, cl_mem dst,
+                                      const size_t *src_origin, const size_t *dst_origin,
+                                      const size_t *region, cl_uint n, const cl_event *list,
+                                      cl_event *event)
+{
+    (void)src, (void)dst, (void)src_origin, (void)dst_origin, (void)region, (void)n, (void)list,
+        (void)event;
+    return no_image_cmd(q);
+}
+
+cl_int CL_API_CALL clEnqueueFillImage(cl_command_queue q, cl_mem image, const void *color,
+                                      const size_t *origin, const size_t *region, cl_uint n,
+                                      const cl_event *list, cl_event *event)
+{
+    (void)image, (void)color, (void)origin, (void)region, (void)n, (void)list, (void)event;
+    return no_image_cmd(q);
+}
+
+cl_int CL_API_CALL clEnqueueCopyImageToBuffer(cl_command_queue q, cl_mem src, cl_mem dst,
+                                              const size_t *origin, const size_t *region,
+                                              size_t dst_offset, cl_uint n, const cl_event *list,
+                                              cl_event *event)
+{
+    (void)src, (void)dst, (void)origin, (void)region, (void)dst_offset, (void)n, (void)list,
+        (void)event;
+    return no_image_cmd(q);
+}
+
+cl_int CL_API_CALL clEnqueueCopyBufferToImage(cl_command_queue q, cl_mem src, cl_mem dst,
+                                              size_t src_offset, const size_t *origin,
+                                              const size_t *region, cl_uint n,
+                                              const cl_event *list, cl_event *event)
+{
+    (void)src, (void)dst, (void)src_offset, (void)origin, (void)region, (void)n, (void)list,
+        (void)event;
+    return no_image_cmd(q);
+}
+
+void *CL_API_CALL clEnqueueMapImage(cl_command_queue q, cl_mem image, cl_bool blocking,
+                                    cl_map_flags flags, const size_t *origin,
+                                    const size_t *region, size_t *row_pitch, size_t *slice_pitch,
+                                    cl_uint n, const cl_event *list, cl_event *event,
+                                    cl_int *errcode_ret)
+{
+    (void)image, (void)blocking, (void)flags, (void)origin, (void)region, (void)row_pitch,
+        (void)slice_pitch, (void)n, (void)list, (void)event;
+    kiln_set_errcode(errcode_ret, no_image_cmd(q));
+    return NULL;
+}
+
+static cl_sampler no_sampler(cl_context context, cl_int *errcode_ret)
+{
+    cl_int err = kiln_rt_check_context(context);
+    if (err == CL_SUCCESS)
+        err = KILN_ERR(CL_INVALID_OPERATION, "the device does not support images");
+    kiln_set_errcode(errcode_ret, err);
+    return NULL;
+}
+
+cl_sampler CL_API_CALL clCreateSampler(cl_context context, cl_bool normalized,
+                                       cl_addressing_mode addressing, cl_filter_mode filter,
+                                       cl_int *errcode_ret)
+{
+    (void)normalized, (void)addressing, (void)filter;
+    return no_sampler(context, errcode_ret);
+}
+
+cl_sampler CL_API_CALL clCreateSamplerWithProperties(cl_context context,
+                                                     const cl_sampler_properties *properties,
+                                                     cl_int *errcode_ret)
+{
+    (void)properties;
+    return no_sampler(context, errcode_ret);
+}
+
+cl_int CL_API_CALL clRetainSampler(cl_sampler sampler)
+{
+    (void)sampler;
+    return KILN_ERR(CL_INVALID_SAMPLER, "Kiln has no samplers yet");
+}
+
+cl_int CL_API_CALL clReleaseSampler(cl_sampler sampler)
+{
+    (void)sampler;
+    return KILN_ERR(CL_INVALID_SAMPLER, "Kiln has no samplers yet");
+}
+
+cl_int CL_API_CALL clGetSamplerInfo(cl_sampler sampler, cl_sampler_info param_name, size_t size,
+                                    void *value, size_t *size_ret)
+{
+    (void)sampler, (void)param_name, (void)size, (void)value, (void)size_ret;
+    return KILN_ERR(CL_INVALID_SAMPLER, "Kiln has no samplers yet");
+}
+
+/* ---- pipes ---------------------------------------------------------------------- */
+
+cl_mem CL_API_CALL clCreatePipe(cl_context context, cl_mem_flags flags, cl_uint packet_size,
+                                cl_uint max_packets, const cl_pipe_properties *properties,
+                                cl_int *errcode_ret)
+{
+    (void)flags, (void)packet_size, (void)max_packets, (void)properties;
+    cl_int err = kiln_rt_check_context(context);
+    if (err == CL_SUCCESS)
+        err = KILN_ERR(CL_INVALID_OPERATION, "the device does not support pipes");
+    kiln_set_errcode(errcode_ret, err);
+    return NULL;
+}
+
+cl_int CL_API_CALL clGetPipeInfo(cl_mem pipe, cl_pipe_info param_name, size_t size, void *value,
+                                 size_t *size_ret)
+{
+    (void)param_name, (void)size, (void)value, (void)size_ret;
+    cl_int err = kiln_rt_check_mem(pipe);
+    if (err == CL_SUCCESS)
+        err = KILN_ERR(CL_INVALID_MEM_OBJECT, "not a pipe");
+    return err;
+}
+
+/* ---- shared virtual memory ------------------------------------------------------ */
+
+void *CL_API_CALL clSVMAlloc(cl_context context, cl_svm_mem_flags flags, size_t size,
+                             cl_uint alignment)
+{
+    (void)flags, (void)size, (void)alignment;
+    if (kiln_rt_check_context(context) == CL_SUCCESS)
+        KILN_ERR(CL_INVALID_OPERATION, "the device does not support SVM");
+    return NULL;
+}
+
+void CL_API_CALL clSVMFree(cl_context context, void *svm_pointer)
+{
+    /* Nothing can have come from clSVMAlloc; freeing NULL or anything else is a no-op. */
+    (void)context, (void)svm_pointer;
+}
+
+static cl_int no_svm_cmd(cl_command_queue q)
+{
+    cl_int err = kiln_rt_check_queue(q);
+    if (err == CL_SUCCESS)
+        err = KILN_ERR(CL_INVALID_OPERATION, "the device does not support SVM");
+    return err;
+}
+
+cl_int CL_API_CALL clEnqueueSVMFree(cl_command_queue q, cl_uint num, void *ptrs[],
+                                    void(CL_CALLBACK *fn)(cl_command_queue, cl_uint, void *[],
+                                                          void *),
+                                    void *user_data, cl_uint n, const cl_event *list,
+                                    cl_event *event)
+{
+    (void)num, (void)ptrs, (void)fn, (void)user_data, (void)n, (void)list, (void)event;
+    return no_svm_cmd(q);
+}
+
+cl_int CL_API_CALL clEnqueueSVMMemcpy(cl_command_queue q, cl_bool blocking, void *dst,
+                                      const void *src, size_t size, cl_uint n,
+                                      const cl_event *list, cl_event *event)
+{
+    (void)blocking, (void)dst, (void)src, (void)size, (void)n, (void)list, (void)event;
+    return no_svm_cmd(q);
+}
+
+cl_int CL_API_CALL clEnqueueSVMMemFill(cl_command_queue q, void *ptr, const void *pattern,
+                                       size_t pattern_size, size_t size, cl_uint n,
+                                       const cl_event *list, cl_event *event)
+{
+    (void)ptr, (void)pattern, (void)pattern_size, (void)size, (void)n, (void)list, (void)event;
+    return no_svm_cmd(q);
+}
+
+cl_int CL_API_CALL clEnqueueSVMMap(cl_command_queue q, cl_bool blocking, cl_map_flags flags,
+                                   void *ptr, size_t size, cl_uint n, const cl_event *list,
+                                   cl_event *event)
+{
+    (void)blocking, (void)flags, (void)ptr, (void)size, (void)n, (void)list, (void)event;
+    return no_svm_cmd(q);
+}
+
+cl_int CL_API_CALL clEnqueueSVMUnmap(cl_command_queue q, void *ptr, cl_uint n,
+                                     const cl_event *list, cl_event *event)
+{
+    (void)ptr, (void)n, (void)list, (void)event;
+    return no_svm_cmd(q);
+}
+
+cl_int CL_API_CALL clEnqueueSVMMigrateMem(cl_command_queue q, cl_uint num, const void **ptrs,
+                                          const size_t *sizes, cl_mem_migration_flags flags,
+                                          cl_uint n, const cl_event *list, cl_event *event)
+{
+    (void)num, (void)ptrs, (void)sizes, (void)flags, (void)n, (void)list, (void)event;
+    return no_svm_cmd(q);
+}
+
+cl_int CL_API_CALL clSetKernelArgSVMPointer(cl_kernel kernel, cl_uint arg_index,
+                                            const void *arg_value)
+{
+    (void)arg_index, (void)arg_value;
+    cl_int err = kiln_rt_check_kernel(kernel);
+    if (err == CL_SUCCESS)
+        err = KILN_ERR(CL_INVALID_OPERATION, "the device does not support SVM");
+    return err;
+}
+
+cl_int CL_API_CALL clSetKernelExecInfo(cl_kernel kernel, cl_kernel_exec_info param_name,
+                                       size_t size, const void *value)
+{
+    (void)size, (void)value;
+    cl_int err = kiln_rt_check_kernel(kernel);
+    if (err != CL_SUCCESS)
+        return err;
+    if (param_name == CL_KERNEL_EXEC_INFO_SVM_PTRS ||
+        param_name == CL_KERNEL_EXEC_INFO_SVM_FINE_GRAIN_SYSTEM)
+        return KILN_ERR(CL_INVALID_OPERATION, "the device does not support SVM");
+    return KILN_ERR(CL_INVALID_VALUE, "unknown exec info 0x%x", param_name);
+}
+
+/* ---- kernels, queues, callbacks ------------------------------------------------- */
+
+cl_int CL_API_CALL clGetKernelSubGroupInfo(cl_kernel kernel, cl_device_id device,
+                                           cl_kernel_sub_group_info param_name, size_t in_size,
+                                           const void *in_value, size_t size, void *value,
+                                           size_t *size_ret)
+{
+    (void)device, (void)param_name, (void)in_size, (void)in_value, (void)size, (void)value,
+        (void)size_ret;
+    cl_int err = kiln_rt_check_kernel(kernel);
+    if (err == CL_SUCCESS)
+        err = KILN_ERR(CL_INVALID_OPERATION, "the device does not support sub-groups");
+    return err;
+}
+
+cl_kernel CL_API_CALL clCloneKernel(cl_kernel source_kernel, cl_int *errcode_ret)
+{
+    cl_int err = kiln_rt_check_kernel(source_kernel);
+    if (err == CL_SUCCESS)
+        err = NOT_YET(CL_INVALID_OPERATION, "clCloneKernel");
+    kiln_set_errcode(errcode_ret, err);
+    return NULL;
+}
+
+cl_int CL_API_CALL clEnqueueNativeKernel(cl_command_queue q, void(CL_CALLBACK *fn)(void *),
+                                         void *args, size_t cb_args, cl_uint num_mem_objects,
+                                         const cl_mem *mem_list, const void **args_mem_loc,
+                                         cl_uint n, const cl_event *list, cl_event *event)
+{
+    (void)fn, (void)args, (void)cb_args, (void)num_mem_objects, (void)mem_list,
+        (void)args_mem_loc, (void)n, (void)list, (void)event;
+    cl_int err = kiln_rt_check_queue(q);
+    if (err == CL_SUCCESS)
+        err = KILN_ERR(CL_INVALID_OPERATION, "the device does not report CL_EXEC_NATIVE_KERNEL");
+    return err;
+}
+
+cl_int CL_API_CALL clSetDefaultDeviceCommandQueue(cl_context context, cl_device_id device,
+                                                  cl_command_queue command_queue)
+{
+    (void)command_queue;
+    cl_int err = kiln_rt_check_context(context);
+    if (err == CL_SUCCESS)
+        err = kiln_rt_check_device(device);
+    if (err == CL_SUCCESS)
+        err = KILN_ERR(CL_INVALID_OPERATION, "the device does not support device-side queues");
+    return err;
+}
+
+cl_int CL_API_CALL clSetEventCallback(cl_event event, cl_int type,
+                                      void(CL_CALLBACK *fn)(cl_event, cl_int, void *),
+                                      void *user_data)
+{
+    (void)user_data;
+    cl_int err = kiln_rt_check_event(event);
+    if (err == CL_SUCCESS && (fn == NULL || (type != CL_SUBMITTED && type != CL_RUNNING &&
+                                             type != CL_COMPLETE)))
+        err = KILN_ERR(CL_INVALID_VALUE, "pfn_notify %p, type %d", (void *)fn, type);
+    if (err == CL_SUCCESS)
+        err = NOT_YET(CL_INVALID_OPERATION, "clSetEventCallback");
+    return err;
+}
+
+cl_int CL_API_CALL clSetMemObjectDestructorCallback(cl_mem memobj,
+                                                    void(CL_CALLBACK *fn)(cl_mem, void *),
+                                                    void *user_data)
+{
+    (void)user_data;
+    cl_int err = kiln_rt_check_mem(memobj);
+    if (err == CL_SUCCESS && fn == NULL)
+        err = KILN_ERR(CL_INVALID_VALUE, "pfn_notify is NULL");
+    if (err == CL_SUCCESS)
+        err = NOT_YET(CL_INVALID_OPERATION, "clSetMemObjectDestructorCallback");
+    return err;
+}
+
+cl_int CL_API_CALL clSetContextDestructorCallback(cl_context context,
+                                                  void(CL_CALLBACK *fn)(cl_context, void *),
+                                                  void *user_data)
+{
+    (void)user_data;
+    cl_int err = kiln_rt_check_context(context);
+    if (err == CL_SUCCESS && fn == NULL)
+        err = KILN_ERR(CL_INVALID_VALUE, "pfn_notify is NULL");
+    if (err == CL_SUCCESS)
+        err = NOT_YET(CL_INVALID_OPERATION, "clSetContextDestructorCallback");
+    return err;
+}
+
+/* ---- buffers: sub-buffers, rectangles, migration -------------------------------- */
+
+cl_mem CL_API_CALL clCreateSubBuffer(cl_mem buffer, cl_mem_flags flags,
+                                     cl_buffer_create_type type, const void *info,
+                                     cl_int *errcode_ret)
+{
+    (void)flags, (void)type, (void)info;
+    cl_int err = kiln_rt_check_mem(buffer);
+    if (err == CL_SUCCESS)
+        err = NOT_YET(CL_INVALID_OPERATION, "clCreateSubBuffer");
+    kiln_set_errcode(errcode_ret, err);
+    return NULL;
+}
+
+static cl_int no_rect(cl_command_queue q)
+{
+    cl_int err = kiln_rt_check_queue(q);
+    if (err == CL_SUCCESS)
+        err = NOT_YET(CL_INVALID_OPERATION, "rectangular buffer transfers");
+    return err;
+}
+
+cl_int CL_API_CALL clEnqueueReadBufferRect(cl_command_queue q, cl_mem buffer, cl_bool blocking,
+                                           const size_t *buffer_origin, const size_t *host_origin,
+                                           const size_t *region, size_t buffer_row_pitch,
+                                           size_t buffer_slice_pitch, size_t host_row_pitch,
+                                           size_t host_slice_pitch, void *ptr, cl_uint n,
+                                           const cl_event *list, cl_event *event)
+{
+    (void)buffer, (void)blocking, (void)buffer_origin, (void)host_origin, (void)region,
+        (void)buffer_row_pitch, (void)buffer_slice_pitch, (void)host_row_pitch,
+        (void)host_slice_pitch, (void)ptr, (void)n, (void)list, (void)event;
+    return no_rect(q);
+}
+
+cl_int CL_API_CALL clEnqueueWriteBufferRect(cl_command_queue q, cl_mem buffer, cl_bool blocking,
+                                            const size_t *buffer_origin,
+                                            const size_t *host_origin, const size_t *region,
+                                            size_t buffer_row_pitch, size_t buffer_slice_pitch,
+                                            size_t host_row_pitch, size_t host_slice_pitch,
+                                            const void *ptr, cl_uint n, const cl_event *list,
+                                            cl_event *event)
+{
+    (void)buffer, (void)blocking, (void)buffer_origin, (void)host_origin, (void)region,
+        (void)buffer_row_pitch, (void)buffer_slice_pitch, (void)host_row_pitch,
+        (void)host_slice_pitch, (void)ptr, (void)n, (void)list, (void)event;
+    return no_rect(q);
+}
+
+cl_int CL_API_CALL clEnqueueCopyBufferRect(cl_command_queue q, cl_mem src, cl_mem dst,
+                                           const size_t *src_origin, const size_t *dst_origin,
+                                           const size_t *region, size_t src_row_pitch,
+                                           size_t src_slice_pitch, size_t dst_row_pitch,
+                                           size_t dst_slice_pitch, cl_uint n,
+                                           const cl_event *list, cl_event *event)
+{
+    (void)src, (void)dst, (void)src_origin, (void)dst_origin, (void)region, (void)src_row_pitch,
+        (void)src_slice_pitch, (void)dst_row_pitch, (void)dst_slice_pitch, (void)n, (void)list,
+        (void)event;
+    return no_rect(q);
+}
+
+cl_int CL_API_CALL clEnqueueMigrateMemObjects(cl_command_queue q, cl_uint num_mem_objects,
+                                              const cl_mem *mem_objects,
+                                              cl_mem_migration_flags flags, cl_uint n,
+                                              const cl_event *list, cl_event *event)
+{
+    (void)num_mem_objects, (void)mem_objects, (void)flags, (void)n, (void)list, (void)event;
+    cl_int err = kiln_rt_check_queue(q);
+    if (err == CL_SUCCESS)
+        err = NOT_YET(CL_INVALID_OPERATION, "clEnqueueMigrateMemObjects");
+    return err;
+}

@@ -1,0 +1,112 @@
+/*
+ * A few helpers shared by the C tests that talk OpenCL through the ICD loader:
+ * find Kiln's platform, make a context and queue, check results with a message.
+ */
+#ifndef KILN_TESTS_KILN_TEST_H
+#define KILN_TESTS_KILN_TEST_H
+
+#include <CL/cl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int kt_failures;
+
+#define KT_CHECK(cond, ...)                                                                        \
+    do {                                                                                           \
+        if (!(cond)) {                                                                             \
+            fprintf(stderr, "%s:%d: check failed: %s: ", __FILE__, __LINE__, #cond);               \
+            fprintf(stderr, __VA_ARGS__);                                                          \
+            fprintf(stderr, "\n");                                                                 \
+            kt_failures++;                                                                         \
+        }                                                                                          \
+    } while (0)
+
+/* Expect an exact status code. */
+#define KT_EXPECT(expr, want)                                                                      \
+    do {                                                                                           \
+        cl_int got_ = (expr);                                                                      \
+        KT_CHECK(got_ == (want), "got %d, want %d (%s)", got_, (want), #want);                     \
+    } while (0)
+
+/* Stop the test: something it relies on failed. */
+#define KT_REQUIRE(cond, ...)                                                                      \
+    do {                                                                                           \
+        if (!(cond)) {                                                                             \
+            fprintf(stderr, "%s:%d: required: %s: ", __FILE__, __LINE__, #cond);                   \
+            fprintf(stderr, __VA_ARGS__);                                                          \
+            fprintf(stderr, "\n");                                                                 \
+            exit(1);                                                                               \
+        }                                                                                          \
+    } while (0)
+
+struct kt_env {
+    cl_platform_id platform;
+    cl_device_id device;
+    cl_context context;
+    cl_command_queue queue;
+};
+
+/* Kiln's platform through the loader; the test fails if the loader does not show it. */
+static inline cl_platform_id kt_kiln_platform(void)
+{
+    cl_platform_id ids[16];
+    cl_uint n = 0;
+    cl_int err = clGetPlatformIDs(16, ids, &n);
+    KT_REQUIRE(err == CL_SUCCESS && n > 0, "clGetPlatformIDs: %d, %u platforms", err, n);
+    for (cl_uint i = 0; i < n && i < 16; i++) {
+        char name[256] = "";
+        clGetPlatformInfo(ids[i], CL_PLATFORM_NAME, sizeof(name), name, NULL);
+        if (strcmp(name, "Kiln") == 0)
+            return ids[i];
+    }
+    KT_REQUIRE(0, "the loader lists no platform named Kiln");
+    return NULL;
+}
+
+static inline void kt_setup(struct kt_env *env, cl_command_queue_properties props)
+{
+    cl_int err;
+    env->platform = kt_kiln_platform();
+    err = clGetDeviceIDs(env->platform, CL_DEVICE_TYPE_CPU, 1, &env->device, NULL);
+    KT_REQUIRE(err == CL_SUCCESS, "clGetDeviceIDs: %d", err);
+    env->context = clCreateContext(NULL, 1, &env->device, NULL, NULL, &err);
+    KT_REQUIRE(err == CL_SUCCESS, "clCreateContext: %d", err);
+    cl_queue_properties qp[] = {CL_QUEUE_PROPERTIES, props, 0};
+    env->queue = clCreateCommandQueueWithProperties(env->context, env->device, qp, &err);
+    KT_REQUIRE(err == CL_SUCCESS, "clCreateCommandQueueWithProperties: %d", err);
+}
+
+static inline void kt_teardown(struct kt_env *env)
+{
+    KT_EXPECT(clReleaseCommandQueue(env->queue), CL_SUCCESS);
+    KT_EXPECT(clReleaseContext(env->context), CL_SUCCESS);
+}
+
+/* Build `src` with `options`; on failure print the log and stop the test. */
+static inline cl_program kt_build(struct kt_env *env, const char *src, const char *options)
+{
+    cl_int err;
+    cl_program p = clCreateProgramWithSource(env->context, 1, &src, NULL, &err);
+    KT_REQUIRE(err == CL_SUCCESS, "clCreateProgramWithSource: %d", err);
+    err = clBuildProgram(p, 1, &env->device, options, NULL, NULL);
+    if (err != CL_SUCCESS) {
+        char log[8192] = "";
+        clGetProgramBuildInfo(p, env->device, CL_PROGRAM_BUILD_LOG, sizeof(log), log, NULL);
+        fprintf(stderr, "build log:\n%s\n", log);
+    }
+    KT_REQUIRE(err == CL_SUCCESS, "clBuildProgram: %d", err);
+    return p;
+}
+
+static inline int kt_finish(const char *name)
+{
+    if (kt_failures) {
+        fprintf(stderr, "%s: %d check(s) failed\n", name, kt_failures);
+        return 1;
+    }
+    printf("%s: all checks passed\n", name);
+    return 0;
+}
+
+#endif
