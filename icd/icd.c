@@ -158,12 +158,17 @@ KILN_EXPORT cl_int CL_API_CALL clIcdGetPlatformIDsKHR(cl_uint num_entries,
     return kiln_rt_platform_ids(num_entries, platforms, num_platforms);
 }
 
-/* Extension entry points Kiln offers by name. */
+/*
+ * Entry points Kiln hands out by name. clGetPlatformInfo is among them because
+ * ocl-icd asks for it by name (symbol first, then through this function) before it
+ * accepts a driver, and libkiln.so exports no cl* symbol besides the ICD three.
+ */
 static const struct {
     const char *name;
     void *fn;
 } extension_fns[] = {
     {"clIcdGetPlatformIDsKHR", (void *)clIcdGetPlatformIDsKHR},
+    {"clGetPlatformInfo", (void *)clGetPlatformInfo},
 };
 
 KILN_EXPORT void *CL_API_CALL clGetExtensionFunctionAddress(const char *func_name)
@@ -177,7 +182,7 @@ KILN_EXPORT void *CL_API_CALL clGetExtensionFunctionAddress(const char *func_nam
 }
 
 KILN_EXPORT void *CL_API_CALL clGetExtensionFunctionAddressForPlatform(cl_platform_id platform,
-                                                                      const char *func_name)
+                                                                       const char *func_name)
 {
     if (kiln_rt_platform_is(platform) != CL_SUCCESS)
         return NULL;

@@ -230,8 +230,7 @@ void kiln_rt_command_dep_met(struct kiln_rt_dep *dep, cl_int status)
 }
 
 /* Attach one edge; returns false when the event had already ended (no edge kept). */
-static void depend(struct kiln_rt_command *cmd, struct kiln_rt_dep *dep, cl_event e,
-                   bool propagate)
+static void depend(struct kiln_rt_command *cmd, struct kiln_rt_dep *dep, cl_event e, bool propagate)
 {
     dep->cmd = cmd;
     dep->propagate_failure = propagate;

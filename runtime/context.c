@@ -46,8 +46,7 @@ static cl_int check_props(const cl_context_properties *props, size_t *count)
             seen_sync = true;
             break;
         default:
-            return KILN_ERR(CL_INVALID_PROPERTY, "unknown context property 0x%lx",
-                            (long)props[i]);
+            return KILN_ERR(CL_INVALID_PROPERTY, "unknown context property 0x%lx", (long)props[i]);
         }
     }
     *count = i + 1;
@@ -78,8 +77,8 @@ static cl_int context_create(const cl_context_properties *props, size_t num_prop
     return CL_SUCCESS;
 }
 
-cl_context CL_API_CALL clCreateContext(const cl_context_properties *properties,
-                                       cl_uint num_devices, const cl_device_id *devices,
+cl_context CL_API_CALL clCreateContext(const cl_context_properties *properties, cl_uint num_devices,
+                                       const cl_device_id *devices,
                                        void(CL_CALLBACK *pfn_notify)(const char *, const void *,
                                                                      size_t, void *),
                                        void *user_data, cl_int *errcode_ret)
@@ -88,8 +87,8 @@ cl_context CL_API_CALL clCreateContext(const cl_context_properties *properties,
     size_t num_props = 0;
     cl_int err = check_props(properties, &num_props);
     if (err == CL_SUCCESS && (num_devices == 0 || devices == NULL))
-        err = KILN_ERR(CL_INVALID_VALUE, "num_devices %u, devices %p", num_devices,
-                       (void *)devices);
+        err =
+            KILN_ERR(CL_INVALID_VALUE, "num_devices %u, devices %p", num_devices, (void *)devices);
     if (err == CL_SUCCESS && pfn_notify == NULL && user_data != NULL)
         err = KILN_ERR(CL_INVALID_VALUE, "user_data without pfn_notify");
     for (cl_uint i = 0; err == CL_SUCCESS && i < num_devices; i++)
@@ -100,12 +99,10 @@ cl_context CL_API_CALL clCreateContext(const cl_context_properties *properties,
     return ctx;
 }
 
-cl_context CL_API_CALL clCreateContextFromType(const cl_context_properties *properties,
-                                               cl_device_type device_type,
-                                               void(CL_CALLBACK *pfn_notify)(const char *,
-                                                                             const void *, size_t,
-                                                                             void *),
-                                               void *user_data, cl_int *errcode_ret)
+cl_context CL_API_CALL
+clCreateContextFromType(const cl_context_properties *properties, cl_device_type device_type,
+                        void(CL_CALLBACK *pfn_notify)(const char *, const void *, size_t, void *),
+                        void *user_data, cl_int *errcode_ret)
 {
     cl_context ctx = NULL;
     size_t num_props = 0;

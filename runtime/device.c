@@ -11,6 +11,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include <CL/cl_ext.h>
+
 #include "kiln_cpu.h"
 
 struct _cl_device_id kiln_rt_device;
@@ -62,9 +64,8 @@ cl_int kiln_rt_device_sched(cl_device_id d, struct kiln_sched **out)
 
 cl_int kiln_rt_check_device_type(cl_device_type type)
 {
-    const cl_device_type known = CL_DEVICE_TYPE_DEFAULT | CL_DEVICE_TYPE_CPU |
-                                 CL_DEVICE_TYPE_GPU | CL_DEVICE_TYPE_ACCELERATOR |
-                                 CL_DEVICE_TYPE_CUSTOM;
+    const cl_device_type known = CL_DEVICE_TYPE_DEFAULT | CL_DEVICE_TYPE_CPU | CL_DEVICE_TYPE_GPU |
+                                 CL_DEVICE_TYPE_ACCELERATOR | CL_DEVICE_TYPE_CUSTOM;
     if (type != CL_DEVICE_TYPE_ALL && (type & ~known || type == 0))
         return KILN_ERR(CL_INVALID_DEVICE_TYPE, "device_type 0x%llx", (unsigned long long)type);
     if (!(type & (CL_DEVICE_TYPE_CPU | CL_DEVICE_TYPE_DEFAULT)))
@@ -73,8 +74,7 @@ cl_int kiln_rt_check_device_type(cl_device_type type)
 }
 
 cl_int CL_API_CALL clGetDeviceIDs(cl_platform_id platform, cl_device_type device_type,
-                                  cl_uint num_entries, cl_device_id *devices,
-                                  cl_uint *num_devices)
+                                  cl_uint num_entries, cl_device_id *devices, cl_uint *num_devices)
 {
     cl_int err = kiln_rt_check_platform(platform);
     if (err != CL_SUCCESS)
@@ -356,6 +356,9 @@ cl_int CL_API_CALL clGetDeviceInfo(cl_device_id device, cl_device_info param, si
     case CL_DEVICE_LATEST_CONFORMANCE_VERSION_PASSED:
         put_bytes(&a, "v0000-01-01-00", strlen("v0000-01-01-00") + 1);
         break;
+    case CL_DEVICE_OPENCL_C_NUMERIC_VERSION_KHR: /* cl_khr_extended_versioning */
+        put_u32(&a, CL_MAKE_VERSION(1, 2, 0));
+        break;
     case CL_DEVICE_NUMERIC_VERSION:
         put_u32(&a, CL_MAKE_VERSION(3, 0, 0));
         break;
@@ -385,9 +388,8 @@ cl_int CL_API_CALL clGetDeviceInfo(cl_device_id device, cl_device_info param, si
         put_u64(&a, CL_DEVICE_ATOMIC_ORDER_RELAXED | CL_DEVICE_ATOMIC_SCOPE_WORK_GROUP);
         break;
     case CL_DEVICE_ATOMIC_FENCE_CAPABILITIES:
-        put_u64(&a, CL_DEVICE_ATOMIC_ORDER_RELAXED |
-                                                  CL_DEVICE_ATOMIC_ORDER_ACQ_REL |
-                                                  CL_DEVICE_ATOMIC_SCOPE_WORK_GROUP);
+        put_u64(&a, CL_DEVICE_ATOMIC_ORDER_RELAXED | CL_DEVICE_ATOMIC_ORDER_ACQ_REL |
+                        CL_DEVICE_ATOMIC_SCOPE_WORK_GROUP);
         break;
     case CL_DEVICE_PREFERRED_WORK_GROUP_SIZE_MULTIPLE:
         put_size(&a, 16);

@@ -32,8 +32,7 @@ static void event_destroy(struct kiln_object *obj)
     free(e);
 }
 
-cl_int kiln_rt_event_create(cl_context ctx, cl_command_queue q, cl_command_type type,
-                            cl_event *out)
+cl_int kiln_rt_event_create(cl_context ctx, cl_command_queue q, cl_command_type type, cl_event *out)
 {
     cl_event e = calloc(1, sizeof(*e));
     if (!e)
@@ -125,9 +124,8 @@ cl_int CL_API_CALL clWaitForEvents(cl_uint num_events, const cl_event *event_lis
     return result;
 }
 
-cl_int CL_API_CALL clGetEventInfo(cl_event event, cl_event_info param_name,
-                                  size_t param_value_size, void *param_value,
-                                  size_t *param_value_size_ret)
+cl_int CL_API_CALL clGetEventInfo(cl_event event, cl_event_info param_name, size_t param_value_size,
+                                  void *param_value, size_t *param_value_size_ret)
 {
     cl_int err = kiln_rt_check_event(event);
     if (err != CL_SUCCESS)
@@ -139,8 +137,8 @@ cl_int CL_API_CALL clGetEventInfo(cl_event event, cl_event_info param_name,
         return kiln_rt_info(&event->queue, sizeof(event->queue), param_value_size, param_value,
                             param_value_size_ret);
     case CL_EVENT_CONTEXT:
-        return kiln_rt_info(&event->context, sizeof(event->context), param_value_size,
-                            param_value, param_value_size_ret);
+        return kiln_rt_info(&event->context, sizeof(event->context), param_value_size, param_value,
+                            param_value_size_ret);
     case CL_EVENT_COMMAND_TYPE:
         return kiln_rt_info(&event->type, sizeof(event->type), param_value_size, param_value,
                             param_value_size_ret);

@@ -10,7 +10,8 @@ cl_int kiln_rt_info(const void *value, size_t size, size_t param_value_size, voi
 {
     if (param_value) {
         if (param_value_size < size)
-            return KILN_ERR(CL_INVALID_VALUE, "param_value_size %zu is less than the %zu bytes needed",
+            return KILN_ERR(CL_INVALID_VALUE,
+                            "param_value_size %zu is less than the %zu bytes needed",
                             param_value_size, size);
         if (size)
             memcpy(param_value, value, size);

@@ -153,8 +153,7 @@ cl_int CL_API_CALL clSetKernelArg(cl_kernel kernel, cl_uint arg_index, size_t ar
                             arg_index, arg_size, sizeof(cl_mem));
         next.mem = arg_value ? *(const cl_mem *)arg_value : NULL;
         if (next.mem && !kiln_rt_obj_is(next.mem, KILN_TAG_MEM))
-            return KILN_ERR(CL_INVALID_MEM_OBJECT, "argument %u is not a memory object",
-                            arg_index);
+            return KILN_ERR(CL_INVALID_MEM_OBJECT, "argument %u is not a memory object", arg_index);
         if (next.mem && next.mem->type != CL_MEM_OBJECT_BUFFER)
             return KILN_ERR(CL_INVALID_ARG_VALUE, "argument %u needs a buffer", arg_index);
         break;
@@ -189,9 +188,8 @@ cl_int CL_API_CALL clSetKernelArg(cl_kernel kernel, cl_uint arg_index, size_t ar
     return CL_SUCCESS;
 }
 
-cl_int CL_API_CALL clGetKernelInfo(cl_kernel k, cl_kernel_info param_name,
-                                   size_t param_value_size, void *param_value,
-                                   size_t *param_value_size_ret)
+cl_int CL_API_CALL clGetKernelInfo(cl_kernel k, cl_kernel_info param_name, size_t param_value_size,
+                                   void *param_value, size_t *param_value_size_ret)
 {
     cl_int err = kiln_rt_check_kernel(k);
     if (err != CL_SUCCESS)
@@ -207,8 +205,8 @@ cl_int CL_API_CALL clGetKernelInfo(cl_kernel k, cl_kernel_info param_name,
         u = atomic_load_explicit(&k->obj.refs, memory_order_relaxed);
         return kiln_rt_info(&u, sizeof(u), param_value_size, param_value, param_value_size_ret);
     case CL_KERNEL_CONTEXT:
-        return kiln_rt_info(&k->program->context, sizeof(cl_context), param_value_size,
-                            param_value, param_value_size_ret);
+        return kiln_rt_info(&k->program->context, sizeof(cl_context), param_value_size, param_value,
+                            param_value_size_ret);
     case CL_KERNEL_PROGRAM:
         return kiln_rt_info(&k->program, sizeof(k->program), param_value_size, param_value,
                             param_value_size_ret);
@@ -259,9 +257,9 @@ static cl_kernel_arg_type_qualifier type_qualifier(const char *s)
     return q;
 }
 
-cl_int CL_API_CALL clGetKernelArgInfo(cl_kernel k, cl_uint arg_index,
-                                      cl_kernel_arg_info param_name, size_t param_value_size,
-                                      void *param_value, size_t *param_value_size_ret)
+cl_int CL_API_CALL clGetKernelArgInfo(cl_kernel k, cl_uint arg_index, cl_kernel_arg_info param_name,
+                                      size_t param_value_size, void *param_value,
+                                      size_t *param_value_size_ret)
 {
     cl_int err = kiln_rt_check_kernel(k);
     if (err != CL_SUCCESS)
@@ -406,8 +404,7 @@ static cl_int snapshot_args(cl_kernel k, struct kiln_rt_command *cmd, size_t loc
     for (unsigned i = 0; i < n; i++) {
         const struct kiln_rt_arg *a = &k->args[i];
         if (!a->set)
-            return KILN_ERR(CL_INVALID_KERNEL_ARGS, "argument %u of %s is not set", i,
-                            k->cc->name);
+            return KILN_ERR(CL_INVALID_KERNEL_ARGS, "argument %u of %s is not set", i, k->cc->name);
         size_t bytes = k->cc->args[i].kind == KILN_CC_ARG_VALUE ? a->size : sizeof(size_t);
         store = (store + 15) / 16 * 16 + bytes;
         if (k->cc->args[i].kind == KILN_CC_ARG_LOCAL_PTR)
@@ -474,8 +471,7 @@ static cl_int check_ndrange(cl_command_queue q, cl_kernel k, cl_uint dim, const 
     for (cl_uint d = 0; d < dim; d++) {
         size_t off = offset ? offset[d] : 0;
         if (global[d] > SIZE_MAX - off)
-            return KILN_ERR(CL_INVALID_GLOBAL_OFFSET, "offset + size overflows in dimension %u",
-                            d);
+            return KILN_ERR(CL_INVALID_GLOBAL_OFFSET, "offset + size overflows in dimension %u", d);
     }
     const size_t *r = k->cc->reqd_work_group_size;
     const cl_device_id dev = q->device;
@@ -498,8 +494,8 @@ static cl_int check_ndrange(cl_command_queue q, cl_kernel k, cl_uint dim, const 
                     return KILN_ERR(CL_INVALID_WORK_GROUP_SIZE,
                                     "reqd_work_group_size differs in dimension %u", d);
         pthread_mutex_lock(&k->program->lock);
-        bool uniform = k->program->options &&
-                       strstr(k->program->options, "-cl-uniform-work-group-size");
+        bool uniform =
+            k->program->options && strstr(k->program->options, "-cl-uniform-work-group-size");
         pthread_mutex_unlock(&k->program->lock);
         for (cl_uint d = 0; uniform && d < dim; d++)
             if (global[d] % local[d])
@@ -535,8 +531,8 @@ static cl_int enqueue_ndrange(cl_command_queue q, cl_kernel k, cl_uint dim, cons
     size_t chosen[3];
     if (!local) {
         pthread_mutex_lock(&k->program->lock);
-        bool uniform = k->program->options &&
-                       strstr(k->program->options, "-cl-uniform-work-group-size");
+        bool uniform =
+            k->program->options && strstr(k->program->options, "-cl-uniform-work-group-size");
         pthread_mutex_unlock(&k->program->lock);
         pick_local_size(k, dim, global, uniform, chosen);
         local = chosen;
@@ -548,8 +544,8 @@ static cl_int enqueue_ndrange(cl_command_queue q, cl_kernel k, cl_uint dim, cons
         b->global_offset[d] = in && offset ? offset[d] : 0;
         b->global_size[d] = in ? global[d] : 1;
         b->enqueued_local_size[d] = in ? local[d] : 1;
-        b->num_groups[d] = (b->global_size[d] + b->enqueued_local_size[d] - 1) /
-                           b->enqueued_local_size[d];
+        b->num_groups[d] =
+            (b->global_size[d] + b->enqueued_local_size[d] - 1) / b->enqueued_local_size[d];
         nd->groups[d] = b->num_groups[d];
     }
     pthread_mutex_lock(&k->lock);

@@ -11,8 +11,7 @@
 /* Set up the platform and device objects to use `dispatch`. Call once. */
 void kiln_rt_init(const cl_icd_dispatch *dispatch);
 /* clGetPlatformIDs for the loader. */
-cl_int kiln_rt_platform_ids(cl_uint num_entries, cl_platform_id *platforms,
-                            cl_uint *num_platforms);
+cl_int kiln_rt_platform_ids(cl_uint num_entries, cl_platform_id *platforms, cl_uint *num_platforms);
 /* CL_SUCCESS when `p` is Kiln's platform (NULL is not). */
 cl_int kiln_rt_platform_is(cl_platform_id p);
 

@@ -42,7 +42,8 @@ static void mem_destroy(struct kiln_object *obj)
 static cl_int check_mem_flags(cl_mem_flags flags, void *host_ptr)
 {
     const cl_mem_flags access = CL_MEM_READ_WRITE | CL_MEM_WRITE_ONLY | CL_MEM_READ_ONLY;
-    const cl_mem_flags host = CL_MEM_HOST_WRITE_ONLY | CL_MEM_HOST_READ_ONLY | CL_MEM_HOST_NO_ACCESS;
+    const cl_mem_flags host =
+        CL_MEM_HOST_WRITE_ONLY | CL_MEM_HOST_READ_ONLY | CL_MEM_HOST_NO_ACCESS;
     const cl_mem_flags known = access | host | CL_MEM_USE_HOST_PTR | CL_MEM_ALLOC_HOST_PTR |
                                CL_MEM_COPY_HOST_PTR | CL_MEM_KERNEL_READ_AND_WRITE;
     if (flags & ~known)
@@ -58,7 +59,8 @@ static cl_int check_mem_flags(cl_mem_flags flags, void *host_ptr)
     if (wants_ptr && !host_ptr)
         return KILN_ERR(CL_INVALID_HOST_PTR, "USE_HOST_PTR or COPY_HOST_PTR with a NULL host_ptr");
     if (!wants_ptr && host_ptr)
-        return KILN_ERR(CL_INVALID_HOST_PTR, "host_ptr given without USE_HOST_PTR or COPY_HOST_PTR");
+        return KILN_ERR(CL_INVALID_HOST_PTR,
+                        "host_ptr given without USE_HOST_PTR or COPY_HOST_PTR");
     return CL_SUCCESS;
 }
 
@@ -223,8 +225,8 @@ static cl_int check_range(cl_mem m, size_t offset, size_t size)
 /* Build and submit a byte-moving command. mem_a and mem_b are held until it completes. */
 static cl_int submit_bytes(cl_command_queue q, enum kiln_rt_cmd_kind kind, cl_command_type type,
                            void *dst, const void *src, size_t size, cl_mem mem_a, cl_mem mem_b,
-                           const void *pattern, size_t pattern_size, cl_bool blocking,
-                           cl_uint n, const cl_event *list, cl_event *event)
+                           const void *pattern, size_t pattern_size, cl_bool blocking, cl_uint n,
+                           const cl_event *list, cl_event *event)
 {
     struct kiln_rt_command *cmd = NULL;
     cl_int err = kiln_rt_command_create(q, kind, type, &cmd);
@@ -286,8 +288,8 @@ cl_int CL_API_CALL clEnqueueWriteBuffer(cl_command_queue q, cl_mem buffer, cl_bo
 }
 
 cl_int CL_API_CALL clEnqueueCopyBuffer(cl_command_queue q, cl_mem src, cl_mem dst,
-                                       size_t src_offset, size_t dst_offset, size_t size,
-                                       cl_uint n, const cl_event *list, cl_event *event)
+                                       size_t src_offset, size_t dst_offset, size_t size, cl_uint n,
+                                       const cl_event *list, cl_event *event)
 {
     cl_int err = check_buffer_in_queue(q, src);
     if (err == CL_SUCCESS)
@@ -302,9 +304,9 @@ cl_int CL_API_CALL clEnqueueCopyBuffer(cl_command_queue q, cl_mem src, cl_mem ds
     if (err == CL_SUCCESS)
         err = kiln_rt_check_wait_list(q, n, list);
     if (err == CL_SUCCESS)
-        err = submit_bytes(q, KILN_CMD_COPY, CL_COMMAND_COPY_BUFFER, dst->data + dst_offset,
-                           src->data + src_offset, size, src, dst, NULL, 0, CL_FALSE, n, list,
-                           event);
+        err =
+            submit_bytes(q, KILN_CMD_COPY, CL_COMMAND_COPY_BUFFER, dst->data + dst_offset,
+                         src->data + src_offset, size, src, dst, NULL, 0, CL_FALSE, n, list, event);
     return err;
 }
 
@@ -313,8 +315,8 @@ cl_int CL_API_CALL clEnqueueFillBuffer(cl_command_queue q, cl_mem buffer, const 
                                        const cl_event *list, cl_event *event)
 {
     cl_int err = check_buffer_in_queue(q, buffer);
-    if (err == CL_SUCCESS &&
-        (!pattern || pattern_size == 0 || pattern_size > 128 || (pattern_size & (pattern_size - 1))))
+    if (err == CL_SUCCESS && (!pattern || pattern_size == 0 || pattern_size > 128 ||
+                              (pattern_size & (pattern_size - 1))))
         err = KILN_ERR(CL_INVALID_VALUE, "pattern %p of %zu bytes (1, 2, 4, ..., 128 allowed)",
                        pattern, pattern_size);
     if (err == CL_SUCCESS && (offset % pattern_size || size % pattern_size))

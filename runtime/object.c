@@ -26,6 +26,7 @@ void kiln_rt_obj_init(struct kiln_object *obj, enum kiln_tag tag,
     atomic_init(&obj->refs, 1);
     atomic_init(&obj->holds, 1);
     obj->destroy = destroy;
+    obj->last_ref = NULL;
 }
 
 bool kiln_rt_obj_is(const void *p, enum kiln_tag tag)
@@ -64,6 +65,9 @@ void kiln_rt_obj_release(struct kiln_object *obj)
 {
     unsigned old = atomic_fetch_sub_explicit(&obj->refs, 1, memory_order_acq_rel);
     assert(old > 0 && "release of an object already released");
-    if (old == 1)
+    if (old == 1) {
+        if (obj->last_ref)
+            obj->last_ref(obj);
         kiln_rt_obj_drop(obj);
+    }
 }

@@ -10,7 +10,7 @@
 
 #include "kiln_cpu.h"
 
-#define KILN_PLATFORM_NAME "Kiln"
+#define KILN_PLATFORM_NAME  "Kiln"
 #define KILN_VERSION_STRING "0.1.0"
 
 struct _cl_platform_id kiln_rt_platform;
@@ -56,8 +56,7 @@ cl_ulong kiln_rt_now_ns(void)
     return (cl_ulong)ts.tv_sec * 1000000000u + (cl_ulong)ts.tv_nsec;
 }
 
-cl_int kiln_rt_platform_ids(cl_uint num_entries, cl_platform_id *platforms,
-                            cl_uint *num_platforms)
+cl_int kiln_rt_platform_ids(cl_uint num_entries, cl_platform_id *platforms, cl_uint *num_platforms)
 {
     if ((num_entries == 0 && platforms) || (!platforms && !num_platforms))
         return KILN_ERR(CL_INVALID_VALUE, "num_entries %u with platforms %p, num_platforms %p",

@@ -275,9 +275,8 @@ cl_int CL_API_CALL clGetProgramInfo(cl_program p, cl_program_info param_name,
 }
 
 cl_int CL_API_CALL clGetProgramBuildInfo(cl_program p, cl_device_id device,
-                                         cl_program_build_info param_name,
-                                         size_t param_value_size, void *param_value,
-                                         size_t *param_value_size_ret)
+                                         cl_program_build_info param_name, size_t param_value_size,
+                                         void *param_value, size_t *param_value_size_ret)
 {
     cl_int err = kiln_rt_check_program(p);
     if (err == CL_SUCCESS)
@@ -306,12 +305,12 @@ cl_int CL_API_CALL clGetProgramBuildInfo(cl_program p, cl_device_id device,
         break;
     case CL_PROGRAM_BINARY_TYPE:
         type = p->built ? CL_PROGRAM_BINARY_TYPE_EXECUTABLE : CL_PROGRAM_BINARY_TYPE_NONE;
-        err = kiln_rt_info(&type, sizeof(type), param_value_size, param_value,
-                           param_value_size_ret);
+        err =
+            kiln_rt_info(&type, sizeof(type), param_value_size, param_value, param_value_size_ret);
         break;
     case CL_PROGRAM_BUILD_GLOBAL_VARIABLE_TOTAL_SIZE:
-        err = kiln_rt_info(&zero, sizeof(zero), param_value_size, param_value,
-                           param_value_size_ret);
+        err =
+            kiln_rt_info(&zero, sizeof(zero), param_value_size, param_value, param_value_size_ret);
         break;
     default:
         err = KILN_ERR(CL_INVALID_VALUE, "unknown build query 0x%x", param_name);

@@ -28,11 +28,25 @@ static void queue_destroy(struct kiln_object *obj)
     free(q);
 }
 
+/* The application let go of the queue: nothing can be enqueued any more, so the
+ * newest event need not be kept for ordering. Commands in flight keep the queue
+ * alive through their events. */
+static void queue_last_ref(struct kiln_object *obj)
+{
+    cl_command_queue q = (cl_command_queue)obj;
+    pthread_mutex_lock(&q->lock);
+    cl_event last = q->last;
+    q->last = NULL;
+    pthread_mutex_unlock(&q->lock);
+    if (last)
+        kiln_rt_obj_drop(&last->obj);
+}
+
 static cl_int check_queue_props(cl_command_queue_properties props)
 {
-    const cl_command_queue_properties known =
-        CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE | CL_QUEUE_PROFILING_ENABLE | CL_QUEUE_ON_DEVICE |
-        CL_QUEUE_ON_DEVICE_DEFAULT;
+    const cl_command_queue_properties known = CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE |
+                                              CL_QUEUE_PROFILING_ENABLE | CL_QUEUE_ON_DEVICE |
+                                              CL_QUEUE_ON_DEVICE_DEFAULT;
     if (props & ~known)
         return KILN_ERR(CL_INVALID_VALUE, "unknown queue properties 0x%llx",
                         (unsigned long long)props);
@@ -47,8 +61,7 @@ static cl_int check_queue_props(cl_command_queue_properties props)
 }
 
 static cl_int queue_create(cl_context ctx, cl_device_id dev, cl_command_queue_properties props,
-                           const cl_queue_properties *list, size_t list_len,
-                           cl_command_queue *out)
+                           const cl_queue_properties *list, size_t list_len, cl_command_queue *out)
 {
     cl_command_queue q = calloc(1, sizeof(*q));
     if (!q)
@@ -64,6 +77,7 @@ static cl_int queue_create(cl_context ctx, cl_device_id dev, cl_command_queue_pr
     }
     pthread_mutex_init(&q->lock, NULL);
     kiln_rt_obj_init(&q->obj, KILN_TAG_QUEUE, queue_destroy);
+    q->obj.last_ref = queue_last_ref;
     q->context = ctx;
     kiln_rt_obj_hold(&ctx->obj);
     q->device = dev;
@@ -96,9 +110,9 @@ cl_command_queue CL_API_CALL clCreateCommandQueue(cl_context context, cl_device_
     return q;
 }
 
-cl_command_queue CL_API_CALL clCreateCommandQueueWithProperties(
-    cl_context context, cl_device_id device, const cl_queue_properties *properties,
-    cl_int *errcode_ret)
+cl_command_queue CL_API_CALL
+clCreateCommandQueueWithProperties(cl_context context, cl_device_id device,
+                                   const cl_queue_properties *properties, cl_int *errcode_ret)
 {
     cl_command_queue q = NULL;
     cl_command_queue_properties props = 0;
@@ -117,8 +131,8 @@ cl_command_queue CL_API_CALL clCreateCommandQueueWithProperties(
     if (err == CL_SUCCESS)
         err = check_queue_props(props);
     if (err == CL_SUCCESS)
-        err = queue_create(context, device, props, properties, properties ? (len ? len : 1) : 0,
-                           &q);
+        err =
+            queue_create(context, device, props, properties, properties ? (len ? len : 1) : 0, &q);
     kiln_set_errcode(errcode_ret, err);
     return q;
 }
@@ -175,8 +189,8 @@ cl_int CL_API_CALL clGetCommandQueueInfo(cl_command_queue q, cl_command_queue_in
 }
 
 cl_int CL_API_CALL clSetCommandQueueProperty(cl_command_queue q,
-                                             cl_command_queue_properties properties,
-                                             cl_bool enable, cl_command_queue_properties *old)
+                                             cl_command_queue_properties properties, cl_bool enable,
+                                             cl_command_queue_properties *old)
 {
     (void)properties;
     (void)enable;
@@ -229,8 +243,8 @@ cl_int CL_API_CALL clEnqueueMarkerWithWaitList(cl_command_queue q, cl_uint n, co
     return enqueue_marker(q, CL_COMMAND_MARKER, n, list, event);
 }
 
-cl_int CL_API_CALL clEnqueueBarrierWithWaitList(cl_command_queue q, cl_uint n,
-                                                const cl_event *list, cl_event *event)
+cl_int CL_API_CALL clEnqueueBarrierWithWaitList(cl_command_queue q, cl_uint n, const cl_event *list,
+                                                cl_event *event)
 {
     return enqueue_marker(q, CL_COMMAND_BARRIER, n, list, event);
 }

@@ -44,8 +44,8 @@ enum kiln_dbg {
 unsigned kiln_rt_debug_mask(void);
 void kiln_rt_log(unsigned cat, const char *file, int line, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
-cl_int kiln_rt_err(cl_int code, const char *name, const char *file, int line, const char *fmt,
-                   ...) __attribute__((format(printf, 5, 6)));
+cl_int kiln_rt_err(cl_int code, const char *name, const char *file, int line, const char *fmt, ...)
+    __attribute__((format(printf, 5, 6)));
 
 /* An expression: logs why under KILN_DEBUG=err and yields `code`. */
 #define KILN_ERR(code, ...) kiln_rt_err((code), #code, __FILE__, __LINE__, __VA_ARGS__)
@@ -82,6 +82,10 @@ struct kiln_object {
     atomic_uint refs;                /* API count */
     atomic_uint holds;               /* internal count, +1 while refs > 0 */
     void (*destroy)(struct kiln_object *obj);
+    /* Optional: called when refs reaches zero, before the collective hold is
+     * dropped, to break internal cycles (a queue holds its newest event, which
+     * holds the queue). */
+    void (*last_ref)(struct kiln_object *obj);
 };
 
 void kiln_rt_obj_init(struct kiln_object *obj, enum kiln_tag tag,
@@ -133,7 +137,8 @@ extern struct _cl_device_id kiln_rt_device;
 
 cl_int kiln_rt_check_platform(cl_platform_id p);
 cl_int kiln_rt_check_device(cl_device_id d);
-/* CL_SUCCESS when `type` selects Kiln's device, else CL_INVALID_DEVICE_TYPE or CL_DEVICE_NOT_FOUND. */
+/* CL_SUCCESS when `type` selects Kiln's device, else CL_INVALID_DEVICE_TYPE or CL_DEVICE_NOT_FOUND.
+ */
 cl_int kiln_rt_check_device_type(cl_device_type type);
 /* The device's worker pool, started on first use. */
 cl_int kiln_rt_device_sched(cl_device_id d, struct kiln_sched **out);
@@ -163,7 +168,7 @@ struct _cl_event {
     cl_command_type type;
     pthread_mutex_t lock;
     pthread_cond_t cond;
-    atomic_int status; /* written under lock; read anywhere with acquire */
+    atomic_int status;           /* written under lock; read anywhere with acquire */
     struct kiln_rt_dep *waiters; /* under lock: commands waiting on this event */
     cl_ulong t_queued, t_submit, t_start, t_end; /* under lock once complete */
 };
@@ -220,14 +225,14 @@ struct kiln_rt_dep {
 
 struct kiln_rt_command {
     enum kiln_rt_cmd_kind kind;
-    cl_event event;      /* held until the command is freed */
+    cl_event event; /* held until the command is freed */
     cl_command_queue queue;
-    atomic_int pending;  /* unmet dependencies, plus one until submission ends */
-    atomic_int dep_fail; /* a dependency ended with a negative status */
-    struct kiln_rt_dep *deps;            /* num_deps edges, owned */
+    atomic_int pending;       /* unmet dependencies, plus one until submission ends */
+    atomic_int dep_fail;      /* a dependency ended with a negative status */
+    struct kiln_rt_dep *deps; /* num_deps edges, owned */
     size_t num_deps;
     struct kiln_rt_command *next_ready; /* thread-local ready list */
-    cl_mem mems[2]; /* held until completion (copy: src, dst) */
+    cl_mem mems[2];                     /* held until completion (copy: src, dst) */
     struct kiln_sched_job job;
     union {
         struct kiln_rt_ndrange nd;
@@ -300,17 +305,17 @@ struct _cl_program {
     cl_context context; /* held */
     char *source;
     pthread_mutex_t lock;
-    cl_build_status status; /* under lock */
-    char *options;          /* under lock */
-    char *log;              /* under lock */
+    cl_build_status status;        /* under lock */
+    char *options;                 /* under lock */
+    char *log;                     /* under lock */
     struct kiln_cc_program *built; /* under lock; immutable once set */
     atomic_uint num_kernel_objs;   /* live kernel objects: a rebuild is refused while > 0 */
 };
 
 struct kiln_rt_arg {
     bool set;
-    size_t size;        /* local: bytes requested; value: bytes stored */
-    cl_mem mem;         /* buffer args */
+    size_t size;          /* local: bytes requested; value: bytes stored */
+    cl_mem mem;           /* buffer args */
     unsigned char *value; /* by-value bytes (malloc), or NULL */
 };
 

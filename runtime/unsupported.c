@@ -116,8 +116,8 @@ cl_int CL_API_CALL clGetSupportedImageFormats(cl_context context, cl_mem_flags f
     return err;
 }
 
-cl_int CL_API_CALL clGetImageInfo(cl_mem image, cl_image_info param_name, size_t size,
-                                  void *value, size_t *size_ret)
+cl_int CL_API_CALL clGetImageInfo(cl_mem image, cl_image_info param_name, size_t size, void *value,
+                                  size_t *size_ret)
 {
     (void)param_name, (void)size, (void)value, (void)size_ret;
     cl_int err = kiln_rt_check_mem(image);
@@ -185,8 +185,8 @@ cl_int CL_API_CALL clEnqueueCopyImageToBuffer(cl_command_queue q, cl_mem src, cl
 
 cl_int CL_API_CALL clEnqueueCopyBufferToImage(cl_command_queue q, cl_mem src, cl_mem dst,
                                               size_t src_offset, const size_t *origin,
-                                              const size_t *region, cl_uint n,
-                                              const cl_event *list, cl_event *event)
+                                              const size_t *region, cl_uint n, const cl_event *list,
+                                              cl_event *event)
 {
     (void)src, (void)dst, (void)src_offset, (void)origin, (void)region, (void)n, (void)list,
         (void)event;
@@ -194,10 +194,9 @@ cl_int CL_API_CALL clEnqueueCopyBufferToImage(cl_command_queue q, cl_mem src, cl
 }
 
 void *CL_API_CALL clEnqueueMapImage(cl_command_queue q, cl_mem image, cl_bool blocking,
-                                    cl_map_flags flags, const size_t *origin,
-                                    const size_t *region, size_t *row_pitch, size_t *slice_pitch,
-                                    cl_uint n, const cl_event *list, cl_event *event,
-                                    cl_int *errcode_ret)
+                                    cl_map_flags flags, const size_t *origin, const size_t *region,
+                                    size_t *row_pitch, size_t *slice_pitch, cl_uint n,
+                                    const cl_event *list, cl_event *event, cl_int *errcode_ret)
 {
     (void)image, (void)blocking, (void)flags, (void)origin, (void)region, (void)row_pitch,
         (void)slice_pitch, (void)n, (void)list, (void)event;
@@ -309,8 +308,8 @@ cl_int CL_API_CALL clEnqueueSVMFree(cl_command_queue q, cl_uint num, void *ptrs[
 }
 
 cl_int CL_API_CALL clEnqueueSVMMemcpy(cl_command_queue q, cl_bool blocking, void *dst,
-                                      const void *src, size_t size, cl_uint n,
-                                      const cl_event *list, cl_event *event)
+                                      const void *src, size_t size, cl_uint n, const cl_event *list,
+                                      cl_event *event)
 {
     (void)blocking, (void)dst, (void)src, (void)size, (void)n, (void)list, (void)event;
     return no_svm_cmd(q);
@@ -332,8 +331,8 @@ cl_int CL_API_CALL clEnqueueSVMMap(cl_command_queue q, cl_bool blocking, cl_map_
     return no_svm_cmd(q);
 }
 
-cl_int CL_API_CALL clEnqueueSVMUnmap(cl_command_queue q, void *ptr, cl_uint n,
-                                     const cl_event *list, cl_event *event)
+cl_int CL_API_CALL clEnqueueSVMUnmap(cl_command_queue q, void *ptr, cl_uint n, const cl_event *list,
+                                     cl_event *event)
 {
     (void)ptr, (void)n, (void)list, (void)event;
     return no_svm_cmd(q);
@@ -399,8 +398,8 @@ cl_int CL_API_CALL clEnqueueNativeKernel(cl_command_queue q, void(CL_CALLBACK *f
                                          const cl_mem *mem_list, const void **args_mem_loc,
                                          cl_uint n, const cl_event *list, cl_event *event)
 {
-    (void)fn, (void)args, (void)cb_args, (void)num_mem_objects, (void)mem_list,
-        (void)args_mem_loc, (void)n, (void)list, (void)event;
+    (void)fn, (void)args, (void)cb_args, (void)num_mem_objects, (void)mem_list, (void)args_mem_loc,
+        (void)n, (void)list, (void)event;
     cl_int err = kiln_rt_check_queue(q);
     if (err == CL_SUCCESS)
         err = KILN_ERR(CL_INVALID_OPERATION, "the device does not report CL_EXEC_NATIVE_KERNEL");
@@ -425,8 +424,8 @@ cl_int CL_API_CALL clSetEventCallback(cl_event event, cl_int type,
 {
     (void)user_data;
     cl_int err = kiln_rt_check_event(event);
-    if (err == CL_SUCCESS && (fn == NULL || (type != CL_SUBMITTED && type != CL_RUNNING &&
-                                             type != CL_COMPLETE)))
+    if (err == CL_SUCCESS &&
+        (fn == NULL || (type != CL_SUBMITTED && type != CL_RUNNING && type != CL_COMPLETE)))
         err = KILN_ERR(CL_INVALID_VALUE, "pfn_notify %p, type %d", (void *)fn, type);
     if (err == CL_SUCCESS)
         err = NOT_YET(CL_INVALID_OPERATION, "clSetEventCallback");
@@ -461,9 +460,8 @@ cl_int CL_API_CALL clSetContextDestructorCallback(cl_context context,
 
 /* ---- buffers: sub-buffers, rectangles, migration -------------------------------- */
 
-cl_mem CL_API_CALL clCreateSubBuffer(cl_mem buffer, cl_mem_flags flags,
-                                     cl_buffer_create_type type, const void *info,
-                                     cl_int *errcode_ret)
+cl_mem CL_API_CALL clCreateSubBuffer(cl_mem buffer, cl_mem_flags flags, cl_buffer_create_type type,
+                                     const void *info, cl_int *errcode_ret)
 {
     (void)flags, (void)type, (void)info;
     cl_int err = kiln_rt_check_mem(buffer);
@@ -495,12 +493,11 @@ cl_int CL_API_CALL clEnqueueReadBufferRect(cl_command_queue q, cl_mem buffer, cl
 }
 
 cl_int CL_API_CALL clEnqueueWriteBufferRect(cl_command_queue q, cl_mem buffer, cl_bool blocking,
-                                            const size_t *buffer_origin,
-                                            const size_t *host_origin, const size_t *region,
-                                            size_t buffer_row_pitch, size_t buffer_slice_pitch,
-                                            size_t host_row_pitch, size_t host_slice_pitch,
-                                            const void *ptr, cl_uint n, const cl_event *list,
-                                            cl_event *event)
+                                            const size_t *buffer_origin, const size_t *host_origin,
+                                            const size_t *region, size_t buffer_row_pitch,
+                                            size_t buffer_slice_pitch, size_t host_row_pitch,
+                                            size_t host_slice_pitch, const void *ptr, cl_uint n,
+                                            const cl_event *list, cl_event *event)
 {
     (void)buffer, (void)blocking, (void)buffer_origin, (void)host_origin, (void)region,
         (void)buffer_row_pitch, (void)buffer_slice_pitch, (void)host_row_pitch,
@@ -512,8 +509,8 @@ cl_int CL_API_CALL clEnqueueCopyBufferRect(cl_command_queue q, cl_mem src, cl_me
                                            const size_t *src_origin, const size_t *dst_origin,
                                            const size_t *region, size_t src_row_pitch,
                                            size_t src_slice_pitch, size_t dst_row_pitch,
-                                           size_t dst_slice_pitch, cl_uint n,
-                                           const cl_event *list, cl_event *event)
+                                           size_t dst_slice_pitch, cl_uint n, const cl_event *list,
+                                           cl_event *event)
 {
     (void)src, (void)dst, (void)src_origin, (void)dst_origin, (void)region, (void)src_row_pitch,
         (void)src_slice_pitch, (void)dst_row_pitch, (void)dst_slice_pitch, (void)n, (void)list,

@@ -21,8 +21,8 @@ static void handles(struct kt_env *env)
     KT_EXPECT(clGetDeviceInfo(NULL, CL_DEVICE_NAME, sizeof(buf), buf, NULL), CL_INVALID_DEVICE);
     KT_EXPECT(clGetDeviceInfo((cl_device_id)env->queue, CL_DEVICE_NAME, sizeof(buf), buf, NULL),
               CL_INVALID_DEVICE);
-    KT_CHECK(clCreateBuffer(NULL, 0, 16, NULL, &err) == NULL && err == CL_INVALID_CONTEXT,
-             "err %d", err);
+    KT_CHECK(clCreateBuffer(NULL, 0, 16, NULL, &err) == NULL && err == CL_INVALID_CONTEXT, "err %d",
+             err);
     KT_CHECK(clCreateBuffer((cl_context)env->queue, 0, 16, NULL, &err) == NULL &&
                  err == CL_INVALID_CONTEXT,
              "queue as context: err %d", err);
@@ -35,9 +35,9 @@ static void handles(struct kt_env *env)
     KT_EXPECT(clGetEventInfo(NULL, CL_EVENT_COMMAND_TYPE, sizeof(buf), buf, NULL),
               CL_INVALID_EVENT);
     KT_EXPECT(clReleaseContext((cl_context)env->device), CL_INVALID_CONTEXT);
-    KT_EXPECT(clGetPlatformInfo((cl_platform_id)env->context, CL_PLATFORM_NAME, sizeof(buf), buf,
-                                NULL),
-              CL_INVALID_PLATFORM);
+    KT_EXPECT(
+        clGetPlatformInfo((cl_platform_id)env->context, CL_PLATFORM_NAME, sizeof(buf), buf, NULL),
+        CL_INVALID_PLATFORM);
     /* Too small an output buffer. */
     KT_EXPECT(clGetPlatformInfo(env->platform, CL_PLATFORM_NAME, 2, buf, NULL), CL_INVALID_VALUE);
     KT_EXPECT(clGetDeviceInfo(env->device, 0x7fffffff, sizeof(buf), buf, NULL), CL_INVALID_VALUE);
@@ -62,10 +62,10 @@ static void buffers(struct kt_env *env)
     KT_CHECK(!clCreateBuffer(env->context, CL_MEM_READ_ONLY | CL_MEM_WRITE_ONLY, 64, NULL, &err) &&
                  err == CL_INVALID_VALUE,
              "conflicting access flags: %d", err);
-    KT_CHECK(!clCreateBuffer(env->context, CL_MEM_USE_HOST_PTR | CL_MEM_COPY_HOST_PTR, 64, host,
-                             &err) &&
-                 err == CL_INVALID_VALUE,
-             "USE with COPY: %d", err);
+    KT_CHECK(
+        !clCreateBuffer(env->context, CL_MEM_USE_HOST_PTR | CL_MEM_COPY_HOST_PTR, 64, host, &err) &&
+            err == CL_INVALID_VALUE,
+        "USE with COPY: %d", err);
 
     cl_mem b = clCreateBuffer(env->context, CL_MEM_READ_WRITE, sizeof(host), NULL, &err);
     KT_REQUIRE(err == CL_SUCCESS, "clCreateBuffer: %d", err);
@@ -189,9 +189,9 @@ static void kernel_args(struct kt_env *env)
     KT_EXPECT(clEnqueueNDRangeKernel(env->queue, k, 3, NULL, g3, l3, 0, NULL, NULL),
               CL_INVALID_WORK_GROUP_SIZE);
     cl_ulong local_mem = 0;
-    KT_EXPECT(clGetDeviceInfo(env->device, CL_DEVICE_LOCAL_MEM_SIZE, sizeof(local_mem),
-                              &local_mem, NULL),
-              CL_SUCCESS);
+    KT_EXPECT(
+        clGetDeviceInfo(env->device, CL_DEVICE_LOCAL_MEM_SIZE, sizeof(local_mem), &local_mem, NULL),
+        CL_SUCCESS);
     KT_EXPECT(clSetKernelArg(k, 2, (size_t)local_mem + 1, NULL), CL_SUCCESS);
     KT_EXPECT(clEnqueueNDRangeKernel(env->queue, k, 1, NULL, &global, &local, 0, NULL, NULL),
               CL_OUT_OF_RESOURCES);
@@ -217,8 +217,7 @@ static void events(struct kt_env *env)
     cl_mem b = clCreateBuffer(env->context, 0, 64, NULL, &err);
     int data[16] = {0};
     cl_event w = NULL, after = NULL;
-    KT_EXPECT(clEnqueueWriteBuffer(env->queue, b, CL_FALSE, 0, 64, data, 1, &user, &w),
-              CL_SUCCESS);
+    KT_EXPECT(clEnqueueWriteBuffer(env->queue, b, CL_FALSE, 0, 64, data, 1, &user, &w), CL_SUCCESS);
     KT_EXPECT(clEnqueueMarkerWithWaitList(env->queue, 0, NULL, &after), CL_SUCCESS);
     cl_int st = 0;
     KT_EXPECT(clGetEventInfo(w, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof(st), &st, NULL),

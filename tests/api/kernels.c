@@ -49,9 +49,9 @@ static void run_ids(struct kt_env *env, cl_kernel k, cl_uint dim, const size_t *
     KT_EXPECT(clEnqueueNDRangeKernel(env->queue, k, dim, off, global, local, 0, NULL, NULL),
               CL_SUCCESS);
     cl_uint *out = malloc(n * 4 * sizeof(cl_uint));
-    KT_EXPECT(clEnqueueReadBuffer(env->queue, b, CL_TRUE, 0, n * 4 * sizeof(cl_uint), out, 0,
-                                  NULL, NULL),
-              CL_SUCCESS);
+    KT_EXPECT(
+        clEnqueueReadBuffer(env->queue, b, CL_TRUE, 0, n * 4 * sizeof(cl_uint), out, 0, NULL, NULL),
+        CL_SUCCESS);
     size_t bad = 0;
     for (size_t z = 0; z < g[2]; z++)
         for (size_t y = 0; y < g[1]; y++)
@@ -103,8 +103,7 @@ static void ranges(struct kt_env *env, cl_program p)
     for (size_t i = 0; i < 100; i++) {
         cl_uint want_local = i < 96 ? 32 : 4;
         KT_CHECK(out[2 * i] == want_local * 1000 + 32, "item %zu: local sizes %u", i, out[2 * i]);
-        KT_CHECK(out[2 * i + 1] == 4 * 1000 + 100, "item %zu: groups/global %u", i,
-                 out[2 * i + 1]);
+        KT_CHECK(out[2 * i + 1] == 4 * 1000 + 100, "item %zu: groups/global %u", i, out[2 * i + 1]);
     }
     clReleaseMemObject(b);
     clReleaseKernel(k);
@@ -135,9 +134,9 @@ static void local_and_struct(struct kt_env *env, cl_program p)
             break;
         }
     cl_ulong lm = 0;
-    KT_EXPECT(clGetKernelWorkGroupInfo(k, env->device, CL_KERNEL_LOCAL_MEM_SIZE, sizeof(lm), &lm,
-                                       NULL),
-              CL_SUCCESS);
+    KT_EXPECT(
+        clGetKernelWorkGroupInfo(k, env->device, CL_KERNEL_LOCAL_MEM_SIZE, sizeof(lm), &lm, NULL),
+        CL_SUCCESS);
     KT_CHECK(lm >= 4096 * sizeof(int), "CL_KERNEL_LOCAL_MEM_SIZE %llu", (unsigned long long)lm);
     clReleaseKernel(k);
 
@@ -214,12 +213,11 @@ static void buffer_commands(struct kt_env *env)
         for (size_t i = 0; i < ps; i++)
             pat[i] = (unsigned char)(0xA0 + i + ps);
         size_t off = ps * 3, len = ps * 1000;
-        KT_EXPECT(clEnqueueFillBuffer(env->queue, b, pat, ps, off, len, 0, NULL, NULL),
-                  CL_SUCCESS);
+        KT_EXPECT(clEnqueueFillBuffer(env->queue, b, pat, ps, off, len, 0, NULL, NULL), CL_SUCCESS);
         KT_EXPECT(clEnqueueReadBuffer(env->queue, b, CL_TRUE, 0, n, back, 0, NULL, NULL),
                   CL_SUCCESS);
-        bool ok = memcmp(back, h, off) == 0 && memcmp(back + off + len, h + off + len,
-                                                      n - off - len) == 0;
+        bool ok = memcmp(back, h, off) == 0 &&
+                  memcmp(back + off + len, h + off + len, n - off - len) == 0;
         for (size_t i = 0; i < len && ok; i++)
             ok = back[off + i] == pat[i % ps];
         KT_CHECK(ok, "fill with a %zu-byte pattern", ps);
@@ -246,8 +244,8 @@ static void buffer_commands(struct kt_env *env)
 
     /* USE_HOST_PTR is zero-copy: a mapping points into the caller's memory. */
     cl_mem u = clCreateBuffer(env->context, CL_MEM_USE_HOST_PTR, 4096, h, &err);
-    void *mu = clEnqueueMapBuffer(env->queue, u, CL_TRUE, CL_MAP_READ, 128, 64, 0, NULL, NULL,
-                                  &err);
+    void *mu =
+        clEnqueueMapBuffer(env->queue, u, CL_TRUE, CL_MAP_READ, 128, 64, 0, NULL, NULL, &err);
     KT_CHECK(mu == h + 128, "USE_HOST_PTR mapping %p, host %p", mu, (void *)(h + 128));
     void *hp = NULL;
     clGetMemObjectInfo(u, CL_MEM_HOST_PTR, sizeof(hp), &hp, NULL);
@@ -284,8 +282,8 @@ static void infos(struct kt_env *env, cl_program p)
             KT_CHECK(nargs == 3, "ids has %u args", nargs);
         if (strcmp(fn, "with_local") == 0) {
             cl_kernel_arg_address_qualifier aq = 0;
-            KT_EXPECT(clGetKernelArgInfo(ks[i], 2, CL_KERNEL_ARG_ADDRESS_QUALIFIER, sizeof(aq),
-                                         &aq, NULL),
+            KT_EXPECT(clGetKernelArgInfo(ks[i], 2, CL_KERNEL_ARG_ADDRESS_QUALIFIER, sizeof(aq), &aq,
+                                         NULL),
                       CL_SUCCESS);
             KT_CHECK(aq == CL_KERNEL_ARG_ADDRESS_LOCAL, "address qualifier 0x%x", aq);
             char an[32] = "", tn[32] = "";
