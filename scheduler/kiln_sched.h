@@ -59,10 +59,9 @@ void kiln_sched_destroy(struct kiln_sched *s);
 unsigned kiln_sched_num_workers(const struct kiln_sched *s);
 /*
  * Hand a job over; it runs asynchronously unless the pool has zero workers.
- * The job must stay valid until its done() runs; num_items must not exceed
- * SIZE_MAX / 2. run() and done() are called with no scheduler lock held, on a
- * worker, on a thread inside kiln_sched_help(), or (zero workers) on the
- * caller; both may call kiln_sched_submit().
+ * The job must stay valid until its done() runs. run() and done() are called with no scheduler lock
+ * held, on a worker, on a thread inside kiln_sched_help(), or (zero workers) on the caller; both
+ * may call kiln_sched_submit().
  */
 void kiln_sched_submit(struct kiln_sched *s, struct kiln_sched_job *job);
 

@@ -21,7 +21,8 @@
  * the read-modify-write alone makes the ranges disjoint, and the job's other
  * fields reached the claimer through s->lock (see "first claim" below). Failed
  * claims push next past num_items, by at most num_items per thread racing at
- * the end of a job, hence the KILN_SCHED_MAX_ITEMS bound.
+ * the end of a job; jobs above KILN_SCHED_FAST_ITEMS, where that could wrap,
+ * claim with a relaxed compare-and-swap loop instead, which never overshoots.
  *
  * job->remaining (atomic, acq_rel) counts items not yet finished. Each chunk's
  * runner subtracts its count after run() returned: the release half publishes
@@ -66,8 +67,9 @@
 
 /* Most workers a pool may have; KILN_NUM_THREADS above this is ignored. */
 #define KILN_SCHED_MAX_THREADS 4096
-/* Largest num_items a job may have; see the claim bound above. */
-#define KILN_SCHED_MAX_ITEMS ((size_t)1 << 48)
+/* Largest num_items claimed with fetch_add; see the claim bound above. Larger jobs use a
+ * compare-and-swap loop that never overshoots. */
+#define KILN_SCHED_FAST_ITEMS ((size_t)1 << 48)
 /* Arena alignment: the widest vector and two cache lines. */
 #define KILN_SCHED_ARENA_ALIGN 128
 /* How long an idle worker spins before it sleeps, in nanoseconds. */
@@ -376,9 +378,22 @@ static size_t claim_chunk(struct kiln_sched_job *job, unsigned parties, size_t *
     size_t chunk = (n - next) / (2 * (size_t)parties);
     if (chunk < floor)
         chunk = floor;
-    size_t first = atomic_fetch_add_explicit(&job->next, chunk, memory_order_relaxed);
-    if (first >= n)
-        return 0;
+    size_t first;
+    if (n <= KILN_SCHED_FAST_ITEMS) {
+        first = atomic_fetch_add_explicit(&job->next, chunk, memory_order_relaxed);
+        if (first >= n)
+            return 0;
+    } else {
+        /* So large that overshooting could wrap `next`: claim without overshoot. */
+        first = next;
+        do {
+            if (first >= n)
+                return 0;
+            if (chunk > n - first)
+                chunk = n - first;
+        } while (!atomic_compare_exchange_weak_explicit(
+            &job->next, &first, first + chunk, memory_order_relaxed, memory_order_relaxed));
+    }
     *count = n - first < chunk ? n - first : chunk;
     return first;
 }
@@ -702,7 +717,7 @@ static void run_here(struct kiln_sched *s, struct kiln_sched_job *job, struct ar
 
 void kiln_sched_submit(struct kiln_sched *s, struct kiln_sched_job *job)
 {
-    if (job->num_items == 0 || job->num_items > KILN_SCHED_MAX_ITEMS) {
+    if (job->num_items == 0) {
         /* Nothing to deal (num_items > 0 is a precondition; done() keeps the contract). */
         job->done(job);
         return;
