@@ -8,6 +8,11 @@
  *
  * With zero workers (KILN_NUM_THREADS=0) kiln_sched_submit() runs the whole job,
  * done() included, on the calling thread before it returns, through the same code.
+ *
+ * After fork() a pool created in the parent has no workers in the child:
+ * kiln_sched_submit() there runs the job synchronously on the caller,
+ * kiln_sched_help() returns 0 and kiln_sched_destroy() releases nothing
+ * (docs/scheduler.md).
  */
 #ifndef KILN_SCHEDULER_KILN_SCHED_H
 #define KILN_SCHEDULER_KILN_SCHED_H
