@@ -8,6 +8,11 @@
  *
  * With zero workers (KILN_NUM_THREADS=0) kiln_sched_submit() runs the whole job,
  * done() included, on the calling thread before it returns, through the same code.
+ *
+ * After fork() a pool created in the parent has no workers in the child:
+ * kiln_sched_submit() there runs the job synchronously on the caller,
+ * kiln_sched_help() returns 0 and kiln_sched_destroy() releases nothing
+ * (docs/scheduler.md).
  */
 #ifndef KILN_SCHEDULER_KILN_SCHED_H
 #define KILN_SCHEDULER_KILN_SCHED_H
@@ -57,7 +62,41 @@ int kiln_sched_create(const struct kiln_sched_config *cfg, struct kiln_sched **o
 /* Stop and join every worker. No job may be in flight. */
 void kiln_sched_destroy(struct kiln_sched *s);
 unsigned kiln_sched_num_workers(const struct kiln_sched *s);
-/* Hand a job over; it runs asynchronously unless the pool has zero workers. */
+/*
+ * Hand a job over; it runs asynchronously unless the pool has zero workers.
+ * The job must stay valid until its done() runs. run() and done() are called with no scheduler lock
+ * held, on a worker, on a thread inside kiln_sched_help(), or (zero workers) on the caller; both
+ * may call kiln_sched_submit().
+ */
 void kiln_sched_submit(struct kiln_sched *s, struct kiln_sched_job *job);
+
+/*
+ * Run chunks on the calling thread instead of sleeping (clFinish,
+ * clWaitForEvents). Claims chunks of `prefer` while it is still in flight and
+ * has unclaimed items, otherwise of the oldest job that has some, and runs them
+ * until that job has nothing left to claim. `prefer` may be NULL or a job that
+ * has already completed (even freed): it is only compared, never dereferenced
+ * unless it is still in flight.
+ *
+ * Returns the number of items it ran; 0 means nothing was claimable now (every
+ * remaining chunk is already running elsewhere), and the caller should wait on
+ * its own completion signal. When the caller's thread finishes a job's last
+ * chunk, that job's done() runs inside this call. Call with no lock held that
+ * done() might take. Returns 0 at once with zero workers (nothing is queued).
+ */
+size_t kiln_sched_help(struct kiln_sched *s, const struct kiln_sched_job *prefer);
+
+/* The OS index of the CPU worker i is pinned to, or -1 when it is not pinned. */
+int kiln_sched_worker_cpu(const struct kiln_sched *s, unsigned i);
+
+/*
+ * Load the host topology the way every part of Kiln must: with hwloc's I/O
+ * discovery off and its OpenCL, CUDA, NVML, RSMI, Level Zero and GL plugins
+ * neither loaded nor used, so hwloc never brings an OpenCL ICD loader into the
+ * driver. Returns 0 and a loaded topology the caller destroys with
+ * hwloc_topology_destroy(), or an errno value.
+ */
+struct hwloc_topology;
+int kiln_sched_topology_load(struct hwloc_topology **out);
 
 #endif
