@@ -48,6 +48,8 @@ bool run_clang(llvm::LLVMContext &context, llvm::ArrayRef<const char *> args,
 {
     llvm::IntrusiveRefCntPtr<clang::DiagnosticOptions> diag_opts(new clang::DiagnosticOptions());
     diag_opts->ShowColors = false;
+    /* Honour the #line that names the source "program.cl", as the clang driver does. */
+    diag_opts->ShowPresumedLoc = true;
     clang::TextDiagnosticPrinter printer(log, diag_opts.get());
 
     /* Argument errors are reported before the compiler instance exists. */
