@@ -10,6 +10,7 @@
 
 #include <dlfcn.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -354,6 +355,86 @@ static int test_math(void)
     return 0;
 }
 
+struct thread_result {
+    int failed;
+};
+
+static void *build_in_thread(void *arg)
+{
+    struct thread_result *r = arg;
+    for (int i = 0; i < 3 && !r->failed; i++)
+        r->failed = test_saxpy();
+    return NULL;
+}
+
+/* Builds on several threads at once share nothing but the host facts. */
+static int test_threads(void)
+{
+    enum { THREADS = 3 };
+    pthread_t t[THREADS];
+    struct thread_result r[THREADS] = {{0}};
+    for (int i = 0; i < THREADS; i++)
+        CHECK(pthread_create(&t[i], NULL, build_in_thread, &r[i]) == 0);
+    for (int i = 0; i < THREADS; i++) {
+        CHECK(pthread_join(t[i], NULL) == 0);
+        CHECK(r[i].failed == 0);
+    }
+    return 0;
+}
+
+static char *read_text(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return NULL;
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    char *text = malloc((size_t)n + 1);
+    if (text && fread(text, 1, (size_t)n, f) != (size_t)n) {
+        free(text);
+        text = NULL;
+    }
+    if (text)
+        text[n] = '\0';
+    fclose(f);
+    return text;
+}
+
+/* KILN_DUMP_IR writes every stage; the wrapper stage marks the x loop parallel. */
+static int test_dump_ir(void)
+{
+    static const char *const stages[] = {"0-frontend", "1-kernels", "2-linked",
+                                         "3-wrapped",  "4-checked", "5-optimized"};
+    char dir[] = "/tmp/kiln-cc-test-XXXXXX";
+    char path[128];
+    CHECK(mkdtemp(dir));
+    setenv("KILN_DUMP_IR", dir, 1);
+    int failed = test_vector_add();
+    unsetenv("KILN_DUMP_IR");
+    CHECK(!failed);
+    for (size_t i = 0; i < sizeof(stages) / sizeof(stages[0]); i++) {
+        snprintf(path, sizeof(path), "%s/kiln-0-%s.ll", dir, stages[i]);
+        char *text = read_text(path);
+        CHECK(text);
+        if (i == 3) {
+            CHECK(strstr(text, "define void @kiln.wg.vadd(ptr noalias"));
+            CHECK(strstr(text, "!\"llvm.loop.parallel_accesses\""));
+            CHECK(strstr(text, "!llvm.access.group"));
+            CHECK(!strstr(text, "call ptr addrspace(4) @__kiln_ctx"));
+            CHECK(!strstr(text, "call i64 @__kiln_local_id"));
+        }
+        if (i == 5) {
+            CHECK(strstr(text, "x float>"));
+            CHECK(!strstr(text, "\"target-cpu\"=\"x86-64\""));
+        }
+        free(text);
+        remove(path);
+    }
+    remove(dir);
+    return 0;
+}
+
 /* Builds with stdout and stderr redirected to a file; fails if anything was printed. */
 static int build_quiet(const char *src, const char *options, enum kiln_cc_status *status,
                        char **log)
@@ -579,6 +660,8 @@ static const struct test tests[] = {
     {"invalid_options", test_invalid_options},
     {"options", test_options},
     {"vector_asm", test_vector_asm},
+    {"threads", test_threads},
+    {"dump_ir", test_dump_ir},
 };
 
 int main(int argc, char **argv)
