@@ -43,7 +43,10 @@ int main(int argc, char **argv)
         return 1;
     }
     ctx = LLVMContextCreate();
-    if (LLVMParseBitcodeInContext2(ctx, buf, &mod)) {
+    /* The parse is not lazy: the module does not keep the buffer. */
+    LLVMBool failed = LLVMParseBitcodeInContext2(ctx, buf, &mod);
+    LLVMDisposeMemoryBuffer(buf);
+    if (failed) {
         fprintf(stderr, "%s: not valid bitcode\n", argv[1]);
         goto out_context;
     }
