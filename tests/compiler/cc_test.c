@@ -596,6 +596,10 @@ static int test_options(void)
             CHECK(out[i] == 5 + 1 + i % 3 + 40);
         cc->destroy(p);
     }
+    /* A program may hold helper functions and no kernel at all. */
+    struct kiln_cc_program *p = build_ok("int helper(int x) { return x + 1; }\n", NULL);
+    CHECK(p && cc->num_kernels(p) == 0 && cc->kernel(p, 0) == NULL);
+    cc->destroy(p);
     return 0;
 }
 
