@@ -1,0 +1,36 @@
+/*
+ * Link stage: brings the kernel library (kernel-lib/, embedded in this shared
+ * library as bitcode) into the user's module.
+ *
+ * Every library function is linkonce_odr (kernel-lib/tools/finalize.c sees to it),
+ * and LLVM's linker copies such a definition only when the destination refers to
+ * it, so a kernel pays only for the builtins it calls.
+ */
+#include "cc_internal.h"
+
+#include <llvm-c/BitReader.h>
+#include <llvm-c/Linker.h>
+
+enum kiln_cc_status kiln_cc_link_library(struct kiln_cc_build *b)
+{
+    size_t size = (size_t)(kiln_cc_kernel_lib_end - kiln_cc_kernel_lib_start);
+    LLVMMemoryBufferRef buf =
+        LLVMCreateMemoryBufferWithMemoryRange(kiln_cc_kernel_lib_start, size, "kiln-lib.bc", 0);
+    LLVMModuleRef lib;
+
+    if (!buf)
+        return KILN_CC_OUT_OF_MEMORY;
+    /* The parse is not lazy, so the buffer (static data) can go right after. */
+    LLVMBool failed = LLVMParseBitcodeInContext2(b->ctx, buf, &lib);
+    LLVMDisposeMemoryBuffer(buf);
+    if (failed) {
+        kiln_cc_log_append(b->log, "error: the embedded kernel library is not valid bitcode\n");
+        return KILN_CC_INTERNAL;
+    }
+    /* LLVMLinkModules2 consumes the library module, even on failure. */
+    if (LLVMLinkModules2(b->mod, lib)) {
+        kiln_cc_log_append(b->log, "error: linking the kernel library failed\n");
+        return KILN_CC_INTERNAL;
+    }
+    return KILN_CC_OK;
+}

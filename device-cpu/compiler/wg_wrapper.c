@@ -1,0 +1,424 @@
+/*
+ * Work-group stage: gives every kernel a work-group function
+ *
+ *     void kiln.wg.<kernel>(void *const *args, struct kiln_wg_ctx *ctx)
+ *
+ * (the ABI of kernel-lib/include/kiln_abi.h) that unpacks the arguments once and
+ * runs the kernel for every local id in a loop nest, z outermost, x innermost.
+ * Then everything but the wrappers becomes internal and always-inline and is
+ * inlined, and the library's hooks are replaced: __kiln_local_id(d) by the
+ * induction variable of dimension d, __kiln_ctx() by the ctx parameter.
+ *
+ * Only barrier-free kernels are correct in this form: every work-item runs to the
+ * end before the next starts. check_support.c refuses the others.
+ *
+ * Why the x loop vectorises without runtime alias checks: work-items of one group
+ * may not race on memory without a barrier or atomics (OpenCL C 3.0 §3.3.6), so
+ * the plain loads and stores of shared memory (global, constant, local) in one
+ * iteration never depend on another iteration's. The loop says so with
+ * llvm.loop.parallel_accesses over an access group holding exactly those
+ * accesses. Private memory is never tagged: after inlining, all work-items share
+ * the wrapper's allocas, so those accesses do carry dependencies between
+ * iterations. Atomic and volatile accesses are left alone as well. The
+ * wrapper's parameters are noalias: kernels cannot reach the args array or ctx
+ * through their own pointers, which lets LLVM hoist the ctx loads out of the loop.
+ */
+#include "cc_internal.h"
+#include "kiln_abi.h"
+
+#include <llvm-c/DebugInfo.h>
+#include <llvm-c/IRReader.h>
+#include <llvm-c/Transforms/PassBuilder.h>
+
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* What hook replacement needs to know about one wrapper. */
+struct wg_loops {
+    LLVMValueRef lid[3]; /* induction variables x, y, z (i64) */
+    LLVMValueRef ctx;    /* the ctx parameter */
+    LLVMMetadataRef access_group;
+};
+
+static LLVMAttributeRef enum_attr(LLVMContextRef ctx, const char *name)
+{
+    return LLVMCreateEnumAttribute(ctx, LLVMGetEnumAttributeKindForName(name, strlen(name)), 0);
+}
+
+/*
+ * A new distinct empty node, which is what an access group must be. The C API
+ * cannot create one directly, but the IR parser can, and the node belongs to the
+ * context, so it outlives the scratch module.
+ */
+static LLVMMetadataRef new_access_group(LLVMContextRef ctx, struct kiln_cc_log *log)
+{
+    static const char ir[] = "!kiln.ag = !{!0}\n!0 = distinct !{}\n";
+    LLVMMemoryBufferRef buf =
+        LLVMCreateMemoryBufferWithMemoryRangeCopy(ir, sizeof(ir) - 1, "access-group");
+    LLVMModuleRef scratch;
+    LLVMValueRef node;
+    char *msg = NULL;
+
+    if (!buf) {
+        kiln_cc_log_append(log, "error: out of memory creating access-group metadata\n");
+        return NULL;
+    }
+    /* The parser refuses a context that drops value names, as Clang's does. */
+    LLVMBool discard = LLVMContextShouldDiscardValueNames(ctx);
+    LLVMContextSetDiscardValueNames(ctx, 0);
+    /* Takes ownership of buf. */
+    LLVMBool failed = LLVMParseIRInContext(ctx, buf, &scratch, &msg);
+    LLVMContextSetDiscardValueNames(ctx, discard);
+    if (failed) {
+        kiln_cc_log_printf(log, "error: cannot create access-group metadata: %s\n", msg);
+        LLVMDisposeMessage(msg);
+        return NULL;
+    }
+    LLVMGetNamedMetadataOperands(scratch, "kiln.ag", &node);
+    LLVMMetadataRef group = LLVMValueAsMetadata(node);
+    LLVMDisposeModule(scratch);
+    return group;
+}
+
+/* !{self, !{"llvm.loop.parallel_accesses", group}} */
+static LLVMMetadataRef parallel_loop_id(LLVMContextRef ctx, LLVMMetadataRef group)
+{
+    static const char pa[] = "llvm.loop.parallel_accesses";
+    LLVMMetadataRef pa_ops[2] = {LLVMMDStringInContext2(ctx, pa, sizeof(pa) - 1), group};
+    LLVMMetadataRef self = LLVMTemporaryMDNode(ctx, NULL, 0);
+    LLVMMetadataRef ops[2] = {self, LLVMMDNodeInContext2(ctx, pa_ops, 2)};
+    LLVMMetadataRef id = LLVMMDNodeInContext2(ctx, ops, 2);
+    /* Makes the node refer to itself, which also makes it distinct. */
+    LLVMMetadataReplaceAllUsesWith(self, id);
+    return id;
+}
+
+static LLVMValueRef ctx_field(LLVMBuilderRef bld, LLVMContextRef ctx, LLVMValueRef base,
+                              size_t offset, LLVMTypeRef type, const char *name)
+{
+    LLVMTypeRef i8 = LLVMInt8TypeInContext(ctx);
+    LLVMValueRef off = LLVMConstInt(LLVMInt64TypeInContext(ctx), offset, 0);
+    LLVMValueRef p = LLVMBuildInBoundsGEP2(bld, i8, base, &off, 1, "");
+    LLVMValueRef v = LLVMBuildLoad2(bld, type, p, name);
+    LLVMSetAlignment(v, 8);
+    return v;
+}
+
+static LLVMValueRef cast_to(LLVMBuilderRef bld, LLVMValueRef v, LLVMTypeRef type)
+{
+    if (LLVMTypeOf(v) == type)
+        return v;
+    return LLVMBuildAddrSpaceCast(bld, v, type, "");
+}
+
+/* The value kernel argument i is called with, built in the wrapper's entry block. */
+static LLVMValueRef unpack_arg(struct kiln_cc_build *b, LLVMBuilderRef bld, LLVMValueRef fn,
+                               LLVMValueRef args, LLVMValueRef wg_ctx, const struct kiln_cc_arg *a,
+                               unsigned i, LLVMTypeRef *byval)
+{
+    LLVMContextRef ctx = b->ctx;
+    LLVMTypeRef ptr = LLVMPointerTypeInContext(ctx, 0);
+    LLVMTypeRef i64 = LLVMInt64TypeInContext(ctx);
+    LLVMTypeRef type = LLVMTypeOf(LLVMGetParam(fn, i));
+    LLVMValueRef index = LLVMConstInt(i64, i, 0);
+    LLVMValueRef slot =
+        LLVMBuildLoad2(bld, ptr, LLVMBuildInBoundsGEP2(bld, ptr, args, &index, 1, ""), "");
+    LLVMValueRef v;
+
+    LLVMSetAlignment(slot, 8);
+    *byval = NULL;
+    switch (a->kind) {
+    case KILN_CC_ARG_GLOBAL_PTR:
+    case KILN_CC_ARG_CONSTANT_PTR:
+        v = LLVMBuildLoad2(bld, ptr, slot, "");
+        LLVMSetAlignment(v, 8);
+        return cast_to(bld, v, type);
+    case KILN_CC_ARG_LOCAL_PTR: {
+        LLVMValueRef offset = LLVMBuildLoad2(bld, i64, slot, "");
+        LLVMValueRef arena =
+            ctx_field(bld, ctx, wg_ctx, offsetof(struct kiln_wg_ctx, local_mem), ptr, "local_mem");
+        LLVMSetAlignment(offset, 8);
+        v = LLVMBuildInBoundsGEP2(bld, LLVMInt8TypeInContext(ctx), arena, &offset, 1, "");
+        return cast_to(bld, v, type);
+    }
+    default:
+        break;
+    }
+    LLVMAttributeRef attr =
+        LLVMGetEnumAttributeAtIndex(fn, i + 1, LLVMGetEnumAttributeKindForName("byval", 5));
+    if (!attr) {
+        v = LLVMBuildLoad2(bld, type, slot, "");
+        LLVMSetAlignment(v, 1);
+        return v;
+    }
+    /*
+     * byval promises the callee a pointer aligned as the parameter says, which
+     * args[i] need not be: copy the bytes once into an aligned slot. Every call gets
+     * its own copy of that by byval's semantics, so one slot serves all work-items.
+     */
+    *byval = LLVMGetTypeAttributeValue(attr);
+    LLVMValueRef copy = LLVMBuildAlloca(bld, *byval, "");
+    LLVMSetAlignment(copy, a->align);
+    LLVMBuildMemCpy(bld, copy, a->align, slot, 1, LLVMConstInt(i64, a->size, 0));
+    return copy;
+}
+
+static enum kiln_cc_status build_wrapper(struct kiln_cc_build *b, unsigned k,
+                                         struct wg_loops *loops)
+{
+    LLVMContextRef ctx = b->ctx;
+    LLVMValueRef fn = b->kernel_fns[k];
+    const struct kiln_cc_kernel *info = &b->prog->kernels[k];
+    LLVMTypeRef ptr = LLVMPointerTypeInContext(ctx, 0);
+    LLVMTypeRef i64 = LLVMInt64TypeInContext(ctx);
+    LLVMTypeRef params[2] = {ptr, ptr};
+    LLVMTypeRef fn_type = LLVMFunctionType(LLVMVoidTypeInContext(ctx), params, 2, 0);
+    enum kiln_cc_status status = KILN_CC_OUT_OF_MEMORY;
+    unsigned n = info->num_args;
+    LLVMValueRef *values = calloc(n ? n : 1, sizeof(*values));
+    LLVMTypeRef *byvals = calloc(n ? n : 1, sizeof(*byvals));
+    char *name = malloc(strlen(KILN_CC_WG_PREFIX) + strlen(info->name) + 1);
+
+    if (!values || !byvals || !name)
+        goto out_free;
+    sprintf(name, "%s%s", KILN_CC_WG_PREFIX, info->name);
+    LLVMValueRef w = LLVMAddFunction(b->mod, name, fn_type);
+    b->wrappers[k] = w;
+    LLVMAddAttributeAtIndex(w, LLVMAttributeFunctionIndex, enum_attr(ctx, "nounwind"));
+    for (unsigned p = 1; p <= 2; p++) {
+        LLVMAddAttributeAtIndex(w, p, enum_attr(ctx, "noalias"));
+        LLVMAddAttributeAtIndex(w, p, enum_attr(ctx, "nocapture"));
+        LLVMAddAttributeAtIndex(w, p, enum_attr(ctx, "readonly"));
+    }
+    LLVMValueRef args = LLVMGetParam(w, 0), wg_ctx = LLVMGetParam(w, 1);
+    LLVMSetValueName2(args, "args", 4);
+    LLVMSetValueName2(wg_ctx, "ctx", 3);
+    loops->ctx = wg_ctx;
+    loops->access_group = new_access_group(ctx, b->log);
+    if (!loops->access_group) {
+        status = KILN_CC_INTERNAL;
+        goto out_free;
+    }
+
+    LLVMBuilderRef bld = LLVMCreateBuilderInContext(ctx);
+    LLVMBasicBlockRef entry = LLVMAppendBasicBlockInContext(ctx, w, "entry");
+    LLVMBasicBlockRef blk[3], latch[3];
+    static const char *const loop_names[3] = {"x.loop", "y.loop", "z.loop"};
+    static const char *const latch_names[3] = {"x.latch", "y.latch", "z.latch"};
+    static const char *const lid_names[3] = {"lid.x", "lid.y", "lid.z"};
+    for (int d = 2; d >= 0; d--)
+        blk[d] = LLVMAppendBasicBlockInContext(ctx, w, loop_names[d]);
+    for (int d = 1; d < 3; d++)
+        latch[d] = LLVMAppendBasicBlockInContext(ctx, w, latch_names[d]);
+    LLVMBasicBlockRef exit = LLVMAppendBasicBlockInContext(ctx, w, "exit");
+
+    LLVMPositionBuilderAtEnd(bld, entry);
+    for (unsigned i = 0; i < n; i++)
+        values[i] = unpack_arg(b, bld, fn, args, wg_ctx, &info->args[i], i, &byvals[i]);
+    LLVMValueRef size[3], empty = NULL;
+    for (int d = 0; d < 3; d++) {
+        size[d] = ctx_field(bld, ctx, wg_ctx,
+                            offsetof(struct kiln_wg_ctx, local_size) + (size_t)d * 8, i64, "");
+        LLVMValueRef z = LLVMBuildICmp(bld, LLVMIntEQ, size[d], LLVMConstInt(i64, 0, 0), "");
+        empty = empty ? LLVMBuildOr(bld, empty, z, "") : z;
+    }
+    LLVMBuildCondBr(bld, empty, exit, blk[2]);
+
+    /* Loop headers, outermost first: each phi starts at 0 from the block above. */
+    LLVMBasicBlockRef from = entry;
+    for (int d = 2; d >= 0; d--) {
+        LLVMPositionBuilderAtEnd(bld, blk[d]);
+        loops->lid[d] = LLVMBuildPhi(bld, i64, lid_names[d]);
+        LLVMValueRef zero = LLVMConstInt(i64, 0, 0);
+        LLVMAddIncoming(loops->lid[d], &zero, &from, 1);
+        if (d > 0)
+            LLVMBuildBr(bld, blk[d - 1]);
+        from = blk[d];
+    }
+    /* The innermost block calls the kernel, then every level steps and tests. */
+    LLVMValueRef call = LLVMBuildCall2(bld, LLVMGlobalGetValueType(fn), fn, values, n, "");
+    LLVMSetInstructionCallConv(call, LLVMGetFunctionCallConv(fn));
+    for (unsigned i = 0; i < n; i++)
+        if (byvals[i])
+            LLVMAddCallSiteAttribute(
+                call, i + 1,
+                LLVMCreateTypeAttribute(ctx, LLVMGetEnumAttributeKindForName("byval", 5),
+                                        byvals[i]));
+    for (int d = 0; d < 3; d++) {
+        LLVMBasicBlockRef here = d == 0 ? blk[0] : latch[d];
+        LLVMBasicBlockRef next = d == 2 ? exit : latch[d + 1];
+        LLVMPositionBuilderAtEnd(bld, here);
+        LLVMValueRef step = LLVMBuildNUWAdd(bld, loops->lid[d], LLVMConstInt(i64, 1, 0), "");
+        LLVMValueRef more = LLVMBuildICmp(bld, LLVMIntULT, step, size[d], "");
+        LLVMValueRef br = LLVMBuildCondBr(bld, more, blk[d], next);
+        LLVMAddIncoming(loops->lid[d], &step, &here, 1);
+        if (d == 0) {
+            unsigned kind = LLVMGetMDKindIDInContext(ctx, "llvm.loop", 9);
+            LLVMSetMetadata(br, kind,
+                            LLVMMetadataAsValue(ctx, parallel_loop_id(ctx, loops->access_group)));
+        }
+    }
+    LLVMPositionBuilderAtEnd(bld, exit);
+    LLVMBuildRetVoid(bld);
+    LLVMDisposeBuilder(bld);
+    status = KILN_CC_OK;
+out_free:
+    free(name);
+    free(byvals);
+    free(values);
+    return status;
+}
+
+static bool is_wrapper(struct kiln_cc_build *b, LLVMValueRef fn, unsigned *index)
+{
+    for (unsigned i = 0; i < b->prog->num_kernels; i++) {
+        if (b->wrappers[i] == fn) {
+            if (index)
+                *index = i;
+            return true;
+        }
+    }
+    return false;
+}
+
+/* Everything the wrappers call becomes theirs alone, and is inlined into them. */
+static enum kiln_cc_status inline_into_wrappers(struct kiln_cc_build *b)
+{
+    static const char *const drop[] = {"noinline", "optnone"};
+    LLVMAttributeRef always = enum_attr(b->ctx, "alwaysinline");
+
+    for (LLVMValueRef fn = LLVMGetFirstFunction(b->mod); fn; fn = LLVMGetNextFunction(fn)) {
+        if (LLVMIsDeclaration(fn) || is_wrapper(b, fn, NULL))
+            continue;
+        LLVMSetLinkage(fn, LLVMInternalLinkage);
+        for (size_t i = 0; i < 2; i++)
+            LLVMRemoveEnumAttributeAtIndex(
+                fn, LLVMAttributeFunctionIndex,
+                LLVMGetEnumAttributeKindForName(drop[i], strlen(drop[i])));
+        LLVMAddAttributeAtIndex(fn, LLVMAttributeFunctionIndex, always);
+    }
+    LLVMPassBuilderOptionsRef opts = LLVMCreatePassBuilderOptions();
+    LLVMErrorRef err = LLVMRunPasses(b->mod, "always-inline,globaldce", NULL, opts);
+    LLVMDisposePassBuilderOptions(opts);
+    if (err) {
+        char *msg = LLVMGetErrorMessage(err);
+        kiln_cc_log_printf(b->log, "error: inlining into work-group functions failed: %s\n", msg);
+        LLVMDisposeErrorMessage(msg);
+        return KILN_CC_INTERNAL;
+    }
+    return KILN_CC_OK;
+}
+
+static LLVMValueRef local_id_value(LLVMBuilderRef bld, LLVMContextRef ctx,
+                                   const struct wg_loops *loops, LLVMValueRef dim)
+{
+    LLVMTypeRef i64 = LLVMInt64TypeInContext(ctx);
+    if (LLVMIsAConstantInt(dim)) {
+        unsigned long long d = LLVMConstIntGetZExtValue(dim);
+        return d < 3 ? loops->lid[d] : LLVMConstInt(i64, 0, 0);
+    }
+    LLVMValueRef v = LLVMConstInt(i64, 0, 0);
+    for (int d = 2; d >= 0; d--) {
+        LLVMValueRef is_d =
+            LLVMBuildICmp(bld, LLVMIntEQ, dim, LLVMConstInt(LLVMTypeOf(dim), (unsigned)d, 0), "");
+        v = LLVMBuildSelect(bld, is_d, loops->lid[d], v, "");
+    }
+    return v;
+}
+
+/* Replaces the calls of one hook that sit in wrappers; others are left for check_support.c. */
+static enum kiln_cc_status replace_hook(struct kiln_cc_build *b, const char *hook,
+                                        const struct wg_loops *loops)
+{
+    LLVMValueRef fn = LLVMGetNamedFunction(b->mod, hook);
+    size_t n = 0, cap = 16;
+    LLVMValueRef *calls;
+
+    if (!fn)
+        return KILN_CC_OK;
+    calls = malloc(cap * sizeof(*calls));
+    if (!calls)
+        return KILN_CC_OUT_OF_MEMORY;
+    for (LLVMUseRef u = LLVMGetFirstUse(fn); u; u = LLVMGetNextUse(u)) {
+        LLVMValueRef user = LLVMGetUser(u);
+        if (!LLVMIsACallInst(user))
+            continue;
+        if (n == cap) {
+            LLVMValueRef *more = realloc(calls, 2 * cap * sizeof(*calls));
+            if (!more) {
+                free(calls);
+                return KILN_CC_OUT_OF_MEMORY;
+            }
+            calls = more;
+            cap *= 2;
+        }
+        calls[n++] = user;
+    }
+
+    LLVMBuilderRef bld = LLVMCreateBuilderInContext(b->ctx);
+    bool is_ctx = strcmp(hook, KILN_CC_HOOK_CTX) == 0;
+    for (size_t i = 0; i < n; i++) {
+        LLVMValueRef call = calls[i];
+        unsigned k;
+        if (!is_wrapper(b, LLVMGetBasicBlockParent(LLVMGetInstructionParent(call)), &k))
+            continue;
+        LLVMPositionBuilderBefore(bld, call);
+        LLVMValueRef v = is_ctx ? cast_to(bld, loops[k].ctx, LLVMTypeOf(call))
+                                : local_id_value(bld, b->ctx, &loops[k], LLVMGetOperand(call, 0));
+        LLVMReplaceAllUsesWith(call, v);
+        LLVMInstructionEraseFromParent(call);
+    }
+    LLVMDisposeBuilder(bld);
+    free(calls);
+    return KILN_CC_OK;
+}
+
+static bool is_shared_memory(LLVMValueRef pointer)
+{
+    unsigned as = LLVMGetPointerAddressSpace(LLVMTypeOf(pointer));
+    return as == KILN_CC_AS_GLOBAL || as == KILN_CC_AS_CONSTANT || as == KILN_CC_AS_LOCAL;
+}
+
+static void tag_shared_accesses(struct kiln_cc_build *b, LLVMValueRef w, LLVMMetadataRef group)
+{
+    unsigned kind = LLVMGetMDKindIDInContext(b->ctx, "llvm.access.group", 17);
+    LLVMValueRef tag = LLVMMetadataAsValue(b->ctx, group);
+
+    for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(w); bb; bb = LLVMGetNextBasicBlock(bb)) {
+        for (LLVMValueRef in = LLVMGetFirstInstruction(bb); in; in = LLVMGetNextInstruction(in)) {
+            LLVMValueRef pointer;
+            if (LLVMIsALoadInst(in))
+                pointer = LLVMGetOperand(in, 0);
+            else if (LLVMIsAStoreInst(in))
+                pointer = LLVMGetOperand(in, 1);
+            else
+                continue;
+            if (LLVMGetVolatile(in) || LLVMGetOrdering(in) != LLVMAtomicOrderingNotAtomic)
+                continue;
+            if (is_shared_memory(pointer))
+                LLVMSetMetadata(in, kind, tag);
+        }
+    }
+}
+
+enum kiln_cc_status kiln_cc_wrappers_build(struct kiln_cc_build *b)
+{
+    unsigned n = b->prog->num_kernels;
+    struct wg_loops *loops = calloc(n ? n : 1, sizeof(*loops));
+    enum kiln_cc_status status = loops ? KILN_CC_OK : KILN_CC_OUT_OF_MEMORY;
+
+    for (unsigned k = 0; k < n && status == KILN_CC_OK; k++)
+        status = build_wrapper(b, k, &loops[k]);
+    if (status == KILN_CC_OK)
+        status = inline_into_wrappers(b);
+    if (status == KILN_CC_OK)
+        status = replace_hook(b, KILN_CC_HOOK_CTX, loops);
+    if (status == KILN_CC_OK)
+        status = replace_hook(b, KILN_CC_HOOK_LOCAL_ID, loops);
+    for (unsigned k = 0; k < n && status == KILN_CC_OK; k++)
+        tag_shared_accesses(b, b->wrappers[k], loops[k].access_group);
+    free(loops);
+    return status;
+}

@@ -1,0 +1,22 @@
+/*
+ * Private header of the kernel library: the hooks through which builtins reach the
+ * work-group state, and the attribute spellings every family uses.
+ *
+ * The hooks are only declared. When the compiler builds a work-group function it
+ * replaces each call: __kiln_ctx() by the wrapper's ctx parameter, __kiln_local_id(d)
+ * by the induction variable of loop d (0 for d >= 3). A hook that survives to code
+ * generation fails the build, so a builtin can never read a stale value.
+ */
+#ifndef KILN_KERNEL_LIB_KILN_LIB_H
+#define KILN_KERNEL_LIB_KILN_LIB_H
+
+#include "kiln_abi.h"
+
+/* In OpenCL C 2.0 and later an unqualified pointer is generic; the compiler casts. */
+const struct kiln_wg_ctx *__kiln_ctx(void);
+size_t __kiln_local_id(uint dim);
+
+/* Builtins share one name across types, so they need C++-style mangling. */
+#define KILN_OVERLOAD __attribute__((overloadable))
+
+#endif

@@ -1,0 +1,697 @@
+/*
+ * Tests of libkiln-cc.so through its interface table, without the runtime: each
+ * test builds a kernel, calls its work-group function directly with a hand-made
+ * struct kiln_wg_ctx for every group of a small NDRange, and checks the results.
+ *
+ * Usage: kiln-cc-test LIBKILN_CC.so TEST
+ */
+#include "kiln_abi.h"
+#include "kiln_cc.h"
+
+#include <dlfcn.h>
+#include <math.h>
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static const struct kiln_cc_interface *cc;
+
+#define CHECK(cond)                                                                                \
+    do {                                                                                           \
+        if (!(cond)) {                                                                             \
+            fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond);               \
+            return 1;                                                                              \
+        }                                                                                          \
+    } while (0)
+
+/* Builds `source`; prints the log to stderr on failure. NULL unless KILN_CC_OK. */
+static struct kiln_cc_program *build_ok(const char *source, const char *options)
+{
+    struct kiln_cc_program *p = NULL;
+    char *log = NULL;
+    enum kiln_cc_status s = cc->build(source, options, &p, &log);
+    if (s != KILN_CC_OK) {
+        fprintf(stderr, "build failed (%d):\n%s\n", (int)s, log ? log : "(no log)");
+        p = NULL;
+    }
+    free(log);
+    return p;
+}
+
+static const struct kiln_cc_kernel *find_kernel(const struct kiln_cc_program *p, const char *name)
+{
+    for (unsigned i = 0; i < cc->num_kernels(p); i++)
+        if (strcmp(cc->kernel(p, i)->name, name) == 0)
+            return cc->kernel(p, i);
+    return NULL;
+}
+
+/*
+ * Runs an NDRange the way the runtime will: every group in turn, the last group in
+ * a dimension smaller when local does not divide global.
+ */
+static void run_ndrange(const struct kiln_cc_kernel *k, void *const *args, unsigned dims,
+                        const size_t *offset, const size_t *global, const size_t *local,
+                        void *local_mem)
+{
+    struct kiln_wg_ctx c;
+    memset(&c, 0, sizeof(c));
+    c.work_dim = dims;
+    c.local_mem = local_mem;
+    for (unsigned d = 0; d < 3; d++) {
+        c.global_offset[d] = d < dims ? offset[d] : 0;
+        c.global_size[d] = d < dims ? global[d] : 1;
+        c.enqueued_local_size[d] = d < dims ? local[d] : 1;
+        c.num_groups[d] =
+            (c.global_size[d] + c.enqueued_local_size[d] - 1) / c.enqueued_local_size[d];
+    }
+    for (size_t gz = 0; gz < c.num_groups[2]; gz++)
+        for (size_t gy = 0; gy < c.num_groups[1]; gy++)
+            for (size_t gx = 0; gx < c.num_groups[0]; gx++) {
+                size_t g[3] = {gx, gy, gz};
+                for (unsigned d = 0; d < 3; d++) {
+                    c.group_id[d] = g[d];
+                    size_t rest = c.global_size[d] - g[d] * c.enqueued_local_size[d];
+                    c.local_size[d] =
+                        rest < c.enqueued_local_size[d] ? rest : c.enqueued_local_size[d];
+                }
+                k->wg(args, &c);
+            }
+}
+
+static int test_vector_add(void)
+{
+    static const char src[] =
+        "kernel void vadd(global const float *a, global const float *b, global float *c)\n"
+        "{\n"
+        "    size_t i = get_global_id(0);\n"
+        "    c[i] = a[i] + b[i];\n"
+        "}\n";
+    enum { N = 1000, OFF = 7 };
+    static float a[N + OFF], b[N + OFF], c[N + OFF];
+    struct kiln_cc_program *p = build_ok(src, NULL);
+    CHECK(p);
+    const struct kiln_cc_kernel *k = find_kernel(p, "vadd");
+    CHECK(k && k->num_args == 3);
+    for (unsigned i = 0; i < 3; i++) {
+        CHECK(k->args[i].kind == KILN_CC_ARG_GLOBAL_PTR);
+        CHECK(k->args[i].size == 8);
+    }
+    CHECK(strcmp(k->args[0].name, "a") == 0 && strcmp(k->args[0].type_name, "float*") == 0);
+    CHECK(strcmp(k->args[0].type_qual, "const") == 0);
+    for (int i = 0; i < N + OFF; i++) {
+        a[i] = (float)i;
+        b[i] = (float)(2 * i);
+        c[i] = -1.0f;
+    }
+    float *pa = a, *pb = b, *pc = c;
+    void *args[] = {&pa, &pb, &pc};
+    /* 1000 work-items from offset 7 in groups of 64: 16 groups, the last of 40. */
+    size_t off = OFF, gs = N, ls = 64;
+    run_ndrange(k, args, 1, &off, &gs, &ls, NULL);
+    for (int i = 0; i < N + OFF; i++)
+        CHECK(c[i] == (i < OFF ? -1.0f : 3.0f * (float)i));
+    cc->destroy(p);
+    return 0;
+}
+
+static int test_saxpy(void)
+{
+    static const char src[] = "kernel void saxpy(float a, global const float *x, global float *y)\n"
+                              "{\n"
+                              "    size_t i = get_global_id(0);\n"
+                              "    y[i] = a * x[i] + y[i];\n"
+                              "}\n";
+    enum { N = 777 };
+    static float x[N], y[N];
+    struct kiln_cc_program *p = build_ok(src, "-cl-std=CL3.0");
+    CHECK(p);
+    const struct kiln_cc_kernel *k = find_kernel(p, "saxpy");
+    CHECK(k && k->num_args == 3);
+    CHECK(k->args[0].kind == KILN_CC_ARG_VALUE && k->args[0].size == 4 && k->args[0].align == 4);
+    for (int i = 0; i < N; i++) {
+        x[i] = (float)i;
+        y[i] = 1.0f;
+    }
+    float a = 2.0f, *px = x, *py = y;
+    void *args[] = {&a, &px, &py};
+    size_t off = 0, gs = N, ls = 128;
+    run_ndrange(k, args, 1, &off, &gs, &ls, NULL);
+    for (int i = 0; i < N; i++)
+        CHECK(y[i] == 2.0f * (float)i + 1.0f);
+    cc->destroy(p);
+    return 0;
+}
+
+static int test_two_d(void)
+{
+    static const char src[] =
+        "kernel void fill(global int *out)\n"
+        "{\n"
+        "    size_t x = get_global_id(0), y = get_global_id(1);\n"
+        "    size_t w = get_global_size(0);\n"
+        "    out[y * w + x] = (int)(y * 1000 + x + 100000 * get_global_size(1));\n"
+        "}\n";
+    enum { W = 37, H = 11 };
+    static int out[W * H];
+    struct kiln_cc_program *p = build_ok(src, NULL);
+    CHECK(p);
+    const struct kiln_cc_kernel *k = find_kernel(p, "fill");
+    CHECK(k);
+    memset(out, 0xff, sizeof(out));
+    int *po = out;
+    void *args[] = {&po};
+    size_t off[2] = {0, 0}, gs[2] = {W, H}, ls[2] = {8, 4};
+    run_ndrange(k, args, 2, off, gs, ls, NULL);
+    for (int y = 0; y < H; y++)
+        for (int x = 0; x < W; x++)
+            CHECK(out[y * W + x] == y * 1000 + x + 100000 * H);
+    cc->destroy(p);
+    return 0;
+}
+
+static int test_local_ptr(void)
+{
+    static const char src[] = "kernel void slots(global int *out, local int *scratch)\n"
+                              "{\n"
+                              "    size_t l = get_local_id(0), g = get_global_id(0);\n"
+                              "    scratch[l] = (int)g * 3;\n"
+                              "    out[g] = scratch[l] + (int)get_local_size(0);\n"
+                              "}\n";
+    enum { N = 100, LS = 16 };
+    static int out[N];
+    static _Alignas(KILN_LOCAL_ALIGN) char arena[2 * KILN_LOCAL_ALIGN + LS * sizeof(int)];
+    struct kiln_cc_program *p = build_ok(src, NULL);
+    CHECK(p);
+    const struct kiln_cc_kernel *k = find_kernel(p, "slots");
+    CHECK(k && k->num_args == 2);
+    CHECK(k->args[1].kind == KILN_CC_ARG_LOCAL_PTR && k->args[1].addr_space == KILN_CC_AS_LOCAL);
+    int *po = out;
+    size_t offset = 2 * KILN_LOCAL_ALIGN; /* not at the start of the arena */
+    void *args[] = {&po, &offset};
+    size_t off = 0, gs = N, ls = LS;
+    run_ndrange(k, args, 1, &off, &gs, &ls, arena);
+    for (int i = 0; i < N; i++) {
+        int group_size = i / LS == N / LS ? N % LS : LS;
+        CHECK(out[i] == 3 * i + group_size);
+    }
+    /* The last group wrote its slots where the offset says. */
+    int slot;
+    memcpy(&slot, arena + offset, sizeof(slot));
+    CHECK(slot == 3 * (N / LS) * LS);
+    cc->destroy(p);
+    return 0;
+}
+
+struct host_s {
+    float a;
+    int b;
+    _Alignas(16) float c[4];
+};
+
+static int test_struct_arg(void)
+{
+    static const char src[] = "typedef struct { float a; int b; float4 c; } S;\n"
+                              "kernel void use(S s, global float *out, float3 v)\n"
+                              "{\n"
+                              "    size_t i = get_global_id(0);\n"
+                              "    out[i] = s.a * (float)i + (float)s.b + s.c.w + v.z;\n"
+                              "}\n";
+    enum { N = 50 };
+    static float out[N];
+    struct kiln_cc_program *p = build_ok(src, NULL);
+    CHECK(p);
+    const struct kiln_cc_kernel *k = find_kernel(p, "use");
+    CHECK(k && k->num_args == 3);
+    CHECK(k->args[0].kind == KILN_CC_ARG_VALUE);
+    CHECK(k->args[0].size == sizeof(struct host_s) && k->args[0].align == 16);
+    CHECK(strcmp(k->args[0].type_name, "S") == 0);
+    CHECK(k->args[2].size == 16); /* float3 occupies a float4 */
+    /* Misaligned copies, as a runtime might hand them over. */
+    static char storage[64 + 1 + sizeof(struct host_s)];
+    struct host_s s = {0.5f, 7, {0, 0, 0, 100.0f}};
+    char *sp = storage + 1;
+    memcpy(sp, &s, sizeof(s));
+    float v[4] = {0, 0, 1000.0f, 0};
+    float *po = out;
+    void *args[] = {sp, &po, v};
+    size_t off = 0, gs = N, ls = 8;
+    run_ndrange(k, args, 1, &off, &gs, &ls, NULL);
+    for (int i = 0; i < N; i++)
+        CHECK(out[i] == 0.5f * (float)i + 7.0f + 100.0f + 1000.0f);
+    cc->destroy(p);
+    return 0;
+}
+
+static int test_work_dims(void)
+{
+    /* d is an argument, so out-of-range dimensions are not folded at build time. */
+    static const char src[] =
+        "kernel void dims(global ulong *out, uint d)\n"
+        "{\n"
+        "    size_t i = get_global_linear_id();\n"
+        "    global ulong *o = out + 16 * i;\n"
+        "    o[0] = get_work_dim();\n"
+        "    o[1] = get_global_id(d);\n"
+        "    o[2] = get_local_id(d);\n"
+        "    o[3] = get_group_id(d);\n"
+        "    o[4] = get_global_offset(d);\n"
+        "    o[5] = get_global_size(d);\n"
+        "    o[6] = get_local_size(d);\n"
+        "    o[7] = get_enqueued_local_size(d);\n"
+        "    o[8] = get_num_groups(d);\n"
+        "    o[9] = get_global_id(3) + get_local_id(4) + get_group_id(100);\n"
+        "    o[10] = get_global_size(3) * get_local_size(7) * get_num_groups(3);\n"
+        "    o[11] = get_local_linear_id();\n"
+        "    o[12] = get_global_id(0);\n"
+        "    o[13] = get_global_id(1);\n"
+        "    o[14] = get_local_id(1);\n"
+        "    o[15] = get_global_offset(3) + get_enqueued_local_size(5);\n"
+        "}\n";
+    enum { W = 6, H = 5 };
+    static unsigned long out[W * H * 16];
+    /* get_global_linear_id and friends are OpenCL C 2.0. */
+    struct kiln_cc_program *p = build_ok(src, "-cl-std=CL2.0");
+    CHECK(p);
+    const struct kiln_cc_kernel *k = find_kernel(p, "dims");
+    CHECK(k);
+    unsigned long *po = out;
+    for (unsigned d = 0; d < 5; d++) {
+        unsigned dd = d == 4 ? 9 : d;
+        memset(out, 0xee, sizeof(out));
+        void *args[] = {&po, &dd};
+        size_t off[2] = {3, 10}, gs[2] = {W, H}, ls[2] = {4, 2};
+        run_ndrange(k, args, 2, off, gs, ls, NULL);
+        for (int y = 0; y < H; y++)
+            for (int x = 0; x < W; x++) {
+                const unsigned long *o = out + 16 * (y * W + x);
+                size_t lx = x % 4, ly = y % 2, gx = x / 4, gy = y / 2;
+                size_t lsx = gx == 1 ? 2 : 4, lsy = gy == 2 ? 1 : 2;
+                size_t id[3] = {3 + x, 10 + y, 0}, lid[3] = {lx, ly, 0}, gid[3] = {gx, gy, 0};
+                size_t offs[3] = {3, 10, 0}, gsz[3] = {W, H, 1}, lsz[3] = {lsx, lsy, 1};
+                size_t els[3] = {4, 2, 1}, ng[3] = {2, 3, 1};
+                CHECK(o[0] == 2);
+                if (dd < 3) {
+                    CHECK(o[1] == id[dd] && o[2] == lid[dd] && o[3] == gid[dd]);
+                    CHECK(o[4] == offs[dd] && o[5] == gsz[dd] && o[6] == lsz[dd]);
+                    CHECK(o[7] == els[dd] && o[8] == ng[dd]);
+                } else {
+                    CHECK(o[1] == 0 && o[2] == 0 && o[3] == 0 && o[4] == 0);
+                    CHECK(o[5] == 1 && o[6] == 1 && o[7] == 1 && o[8] == 1);
+                }
+                CHECK(o[9] == 0 && o[10] == 1 && o[15] == 1);
+                CHECK(o[11] == ly * lsx + lx);
+                CHECK(o[12] == 3 + (size_t)x && o[13] == 10 + (size_t)y && o[14] == ly);
+            }
+    }
+    cc->destroy(p);
+    return 0;
+}
+
+static int test_math(void)
+{
+    static const char src[] =
+        "kernel void m(global const float4 *a, global float4 *out, global double *dout)\n"
+        "{\n"
+        "    size_t i = get_global_id(0);\n"
+        "    float4 x = a[i];\n"
+        "    out[4 * i + 0] = sqrt(fabs(x));\n"
+        "    out[4 * i + 1] = fma(x, x, 1.0f) + mad(x, 2.0f, (float4)(0.5f));\n"
+        "    out[4 * i + 2] = min(x, 1.0f) + max(x, (float4)(-1.0f));\n"
+        "    out[4 * i + 3] = (float4)(fmin(x.x, 0.0f), fmax(x.y, 0.0f), fmin(x, 2.0f).zw);\n"
+        "    dout[i] = sqrt((double)x.x * x.x) + fma(2.0, (double)x.y, 1.0);\n"
+        "}\n";
+    enum { N = 9 };
+    static float a[N * 4], out[N * 16];
+    static double dout[N];
+    struct kiln_cc_program *p = build_ok(src, NULL);
+    CHECK(p);
+    const struct kiln_cc_kernel *k = find_kernel(p, "m");
+    CHECK(k);
+    for (int i = 0; i < N * 4; i++)
+        a[i] = (float)(i - 17) * 0.25f;
+    float *pa = a, *po = out;
+    double *pd = dout;
+    void *args[] = {&pa, &po, &pd};
+    size_t off = 0, gs = N, ls = 4;
+    run_ndrange(k, args, 1, &off, &gs, &ls, NULL);
+    for (int i = 0; i < N; i++) {
+        for (int c = 0; c < 4; c++) {
+            float x = a[4 * i + c];
+            const float *o = out + 16 * i + c;
+            CHECK(o[0] == sqrtf(fabsf(x)));
+            CHECK(fabsf(o[4] - (x * x + 1.0f + x * 2.0f + 0.5f)) <= 1e-5f * (1.0f + fabsf(o[4])));
+            CHECK(o[8] == (x < 1.0f ? x : 1.0f) + (x > -1.0f ? x : -1.0f));
+            float want = c == 0 ? fminf(x, 0.0f) : c == 1 ? fmaxf(x, 0.0f) : fminf(x, 2.0f);
+            CHECK(o[12] == want);
+        }
+        double x0 = a[4 * i], x1 = a[4 * i + 1];
+        CHECK(dout[i] == fabs(x0) + (2.0 * x1 + 1.0));
+    }
+    cc->destroy(p);
+    return 0;
+}
+
+struct thread_result {
+    int failed;
+};
+
+static void *build_in_thread(void *arg)
+{
+    struct thread_result *r = arg;
+    for (int i = 0; i < 3 && !r->failed; i++)
+        r->failed = test_saxpy();
+    return NULL;
+}
+
+/* Builds on several threads at once share nothing but the host facts. */
+static int test_threads(void)
+{
+    enum { THREADS = 3 };
+    pthread_t t[THREADS];
+    struct thread_result r[THREADS] = {{0}};
+    for (int i = 0; i < THREADS; i++)
+        CHECK(pthread_create(&t[i], NULL, build_in_thread, &r[i]) == 0);
+    for (int i = 0; i < THREADS; i++) {
+        CHECK(pthread_join(t[i], NULL) == 0);
+        CHECK(r[i].failed == 0);
+    }
+    return 0;
+}
+
+static char *read_text(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return NULL;
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    char *text = malloc((size_t)n + 1);
+    if (text && fread(text, 1, (size_t)n, f) != (size_t)n) {
+        free(text);
+        text = NULL;
+    }
+    if (text)
+        text[n] = '\0';
+    fclose(f);
+    return text;
+}
+
+/* KILN_DUMP_IR writes every stage; the wrapper stage marks the x loop parallel. */
+static int test_dump_ir(void)
+{
+    static const char *const stages[] = {"0-frontend", "1-kernels", "2-linked",
+                                         "3-wrapped",  "4-checked", "5-optimized"};
+    char dir[] = "/tmp/kiln-cc-test-XXXXXX";
+    char path[128];
+    CHECK(mkdtemp(dir));
+    setenv("KILN_DUMP_IR", dir, 1);
+    int failed = test_vector_add();
+    unsetenv("KILN_DUMP_IR");
+    CHECK(!failed);
+    for (size_t i = 0; i < sizeof(stages) / sizeof(stages[0]); i++) {
+        snprintf(path, sizeof(path), "%s/kiln-0-%s.ll", dir, stages[i]);
+        char *text = read_text(path);
+        CHECK(text);
+        if (i == 3) {
+            CHECK(strstr(text, "define void @kiln.wg.vadd(ptr noalias"));
+            CHECK(strstr(text, "!\"llvm.loop.parallel_accesses\""));
+            CHECK(strstr(text, "!llvm.access.group"));
+            CHECK(!strstr(text, "call ptr addrspace(4) @__kiln_ctx"));
+            CHECK(!strstr(text, "call i64 @__kiln_local_id"));
+        }
+        if (i == 5) {
+            CHECK(strstr(text, "x float>"));
+            CHECK(!strstr(text, "\"target-cpu\"=\"x86-64\""));
+        }
+        free(text);
+        remove(path);
+    }
+    remove(dir);
+    return 0;
+}
+
+/* Builds with stdout and stderr redirected to a file; fails if anything was printed. */
+static int build_quiet(const char *src, const char *options, enum kiln_cc_status *status,
+                       char **log)
+{
+    struct kiln_cc_program *p = NULL;
+    FILE *capture = tmpfile();
+    CHECK(capture);
+    fflush(stdout);
+    fflush(stderr);
+    int saved_out = dup(1), saved_err = dup(2);
+    CHECK(saved_out >= 0 && saved_err >= 0);
+    dup2(fileno(capture), 1);
+    dup2(fileno(capture), 2);
+    *status = cc->build(src, options, &p, log);
+    fflush(stdout);
+    fflush(stderr);
+    dup2(saved_out, 1);
+    dup2(saved_err, 2);
+    close(saved_out);
+    close(saved_err);
+    long printed = ftell(capture);
+    fseek(capture, 0, SEEK_END);
+    printed = ftell(capture);
+    fclose(capture);
+    if (p)
+        cc->destroy(p);
+    CHECK(*log);
+    fprintf(stderr, "build status %d, log:\n%s\n", (int)*status, *log);
+    CHECK(printed == 0);
+    return 0;
+}
+
+static int expect_failure(const char *src, const char *options, enum kiln_cc_status want,
+                          const char *const *needles)
+{
+    enum kiln_cc_status status;
+    char *log = NULL;
+    if (build_quiet(src, options, &status, &log))
+        return 1;
+    CHECK(status == want);
+    for (; *needles; needles++) {
+        if (!strstr(log, *needles)) {
+            fprintf(stderr, "log lacks \"%s\"\n", *needles);
+            free(log);
+            return 1;
+        }
+    }
+    free(log);
+    return 0;
+}
+
+static int test_syntax_error(void)
+{
+    static const char src[] = "kernel void k(global int *p)\n"
+                              "{\n"
+                              "    p[0] = 1 +;\n"
+                              "}\n";
+    static const char *const needles[] = {"program.cl:3:", "error: expected expression", NULL};
+    return expect_failure(src, NULL, KILN_CC_BUILD_FAILED, needles);
+}
+
+static int test_barrier_refused(void)
+{
+    static const char src[] = "kernel void k(global int *p, local int *l)\n"
+                              "{\n"
+                              "    l[get_local_id(0)] = 1;\n"
+                              "    barrier(CLK_LOCAL_MEM_FENCE);\n"
+                              "    p[get_global_id(0)] = l[0];\n"
+                              "}\n";
+    static const char *const needles[] = {"kernel 'k' calls barrier()", "not supported", NULL};
+    return expect_failure(src, NULL, KILN_CC_BUILD_FAILED, needles);
+}
+
+static int test_unsupported_refused(void)
+{
+    static const char local_var[] = "kernel void k(global int *p)\n"
+                                    "{\n"
+                                    "    local int tmp[16];\n"
+                                    "    tmp[get_local_id(0)] = 1;\n"
+                                    "    p[get_global_id(0)] = tmp[0];\n"
+                                    "}\n";
+    static const char *const local_needles[] = {"__local variable", NULL};
+    static const char image[] = "kernel void k(read_only image2d_t img, global int *p)\n"
+                                "{\n"
+                                "    p[0] = get_image_width(img);\n"
+                                "}\n";
+    static const char *const image_needles[] = {"image arguments are not supported", NULL};
+    static const char undefined[] = "kernel void k(global float *p)\n"
+                                    "{\n"
+                                    "    p[get_global_id(0)] = sin(p[0]);\n"
+                                    "}\n";
+    static const char *const undefined_needles[] = {"undefined function 'sin' (_Z3sinf)", NULL};
+    static const char collective[] = "kernel void k(global int *p)\n"
+                                     "{\n"
+                                     "    p[get_global_id(0)] = work_group_reduce_add(1);\n"
+                                     "}\n";
+    static const char *const collective_needles[] = {"calls work_group_reduce_add()", NULL};
+    return expect_failure(local_var, NULL, KILN_CC_BUILD_FAILED, local_needles) ||
+           expect_failure(image, "-cl-std=CL3.0", KILN_CC_BUILD_FAILED, image_needles) ||
+           expect_failure(undefined, NULL, KILN_CC_BUILD_FAILED, undefined_needles) ||
+           expect_failure(collective, "-cl-std=CL2.0", KILN_CC_BUILD_FAILED, collective_needles);
+}
+
+static int test_invalid_options(void)
+{
+    static const char src[] = "kernel void k(global int *p) { p[0] = 1; }\n";
+    static const char *const unknown[] = {"unknown build option '-fno-such-thing'", NULL};
+    static const char *const std[] = {"-cl-std=CL9.9", NULL};
+    static const char *const missing[] = {"'-D' needs a value", NULL};
+    return expect_failure(src, "-cl-mad-enable -fno-such-thing", KILN_CC_INVALID_OPTIONS,
+                          unknown) ||
+           expect_failure(src, "-cl-std=CL9.9", KILN_CC_INVALID_OPTIONS, std) ||
+           expect_failure(src, "-w -D", KILN_CC_INVALID_OPTIONS, missing);
+}
+
+static int test_options(void)
+{
+    static const char src[] =
+        "constant int table[3] = {1, 2, 3};\n"
+        "global int counter = 40;\n"
+        "kernel __attribute__((reqd_work_group_size(8, 1, 1))) void first(global int *p)\n"
+        "{\n"
+        "    p[get_global_id(0)] = VALUE + table[get_global_id(0) % 3] + counter;\n"
+        "}\n"
+        "kernel __attribute__((vec_type_hint(uint4))) void second(global int *p) { p[0] = 0; }\n";
+    static const char *const option_sets[] = {
+        "-DVALUE=5 -cl-std=CL3.0 -cl-fast-relaxed-math -cl-kernel-arg-info",
+        "-D VALUE=5 -cl-opt-disable -cl-std=CL1.1 -Werror",
+        "-D \"VALUE=(2 + 3)\" -cl-std=CL2.0 -cl-mad-enable -cl-no-signed-zeros "
+        "-cl-denorms-are-zero -cl-finite-math-only -cl-unsafe-math-optimizations "
+        "-cl-single-precision-constant -w",
+    };
+    for (size_t s = 0; s < sizeof(option_sets) / sizeof(option_sets[0]); s++) {
+        const char *code = s == 1 ? src + strlen("constant int table[3] = {1, 2, 3};\n"
+                                                 "global int counter = 40;\n")
+                                  : src;
+        char patched[1024];
+        /* CL1.1 has no program-scope global variables: use a constant there. */
+        if (s == 1) {
+            snprintf(patched, sizeof(patched), "%s%s",
+                     "constant int table[3] = {1, 2, 3};\n#define counter 40\n", code);
+            code = patched;
+        }
+        struct kiln_cc_program *p = build_ok(code, option_sets[s]);
+        CHECK(p);
+        CHECK(cc->num_kernels(p) == 2);
+        const struct kiln_cc_kernel *k = cc->kernel(p, 0);
+        CHECK(strcmp(k->name, "first") == 0 && strcmp(cc->kernel(p, 1)->name, "second") == 0);
+        CHECK(cc->kernel(p, 2) == NULL);
+        CHECK(k->reqd_work_group_size[0] == 8 && k->reqd_work_group_size[1] == 1);
+        CHECK(strcmp(k->attributes, "reqd_work_group_size(8,1,1)") == 0);
+        CHECK(strcmp(cc->kernel(p, 1)->attributes, "vec_type_hint(uint4)") == 0);
+        int out[16];
+        int *po = out;
+        void *args[] = {&po};
+        size_t off = 0, gs = 16, ls = 8;
+        run_ndrange(k, args, 1, &off, &gs, &ls, NULL);
+        for (int i = 0; i < 16; i++)
+            CHECK(out[i] == 5 + 1 + i % 3 + 40);
+        cc->destroy(p);
+    }
+    /* A program may hold helper functions and no kernel at all. */
+    struct kiln_cc_program *p = build_ok("int helper(int x) { return x + 1; }\n", NULL);
+    CHECK(p && cc->num_kernels(p) == 0 && cc->kernel(p, 0) == NULL);
+    cc->destroy(p);
+    return 0;
+}
+
+/* Acceptance: the work-item loops of vector add and saxpy are vectorised. */
+static int test_vector_asm(void)
+{
+    static const char src[] =
+        "kernel void vadd(global const float *a, global const float *b, global float *c)\n"
+        "{\n"
+        "    size_t i = get_global_id(0);\n"
+        "    c[i] = a[i] + b[i];\n"
+        "}\n"
+        "kernel void saxpy(float a, global const float *x, global float *y)\n"
+        "{\n"
+        "    size_t i = get_global_id(0);\n"
+        "    y[i] = a * x[i] + y[i];\n"
+        "}\n";
+    static const char *const vector_ops[] = {"zmm", "ymm", "vaddps", "vfmadd", "addps", "mulps"};
+    setenv("KILN_KEEP_ASM", "1", 1);
+    struct kiln_cc_program *p = build_ok(src, NULL);
+    CHECK(p);
+    char *text = cc->assembly(p);
+    CHECK(text);
+    /* Look at each wrapper's own text, from its label to the next function's. */
+    static const char *const wrappers[] = {"kiln.wg.vadd:", "kiln.wg.saxpy:"};
+    for (size_t w = 0; w < 2; w++) {
+        char *start = strstr(text, wrappers[w]);
+        CHECK(start);
+        char *end = strstr(start, ".size");
+        CHECK(end);
+        size_t found = 0;
+        for (size_t v = 0; v < sizeof(vector_ops) / sizeof(vector_ops[0]); v++) {
+            const char *hit = strstr(start, vector_ops[v]);
+            if (hit && hit < end) {
+                printf("%s uses %s\n", wrappers[w], vector_ops[v]);
+                found++;
+            }
+        }
+        CHECK(found > 0);
+    }
+    free(text);
+    cc->destroy(p);
+    return 0;
+}
+
+struct test {
+    const char *name;
+    int (*run)(void);
+};
+
+static const struct test tests[] = {
+    {"vector_add", test_vector_add},
+    {"saxpy", test_saxpy},
+    {"two_d", test_two_d},
+    {"local_ptr", test_local_ptr},
+    {"struct_arg", test_struct_arg},
+    {"work_dims", test_work_dims},
+    {"math", test_math},
+    {"syntax_error", test_syntax_error},
+    {"barrier_refused", test_barrier_refused},
+    {"unsupported_refused", test_unsupported_refused},
+    {"invalid_options", test_invalid_options},
+    {"options", test_options},
+    {"vector_asm", test_vector_asm},
+    {"threads", test_threads},
+    {"dump_ir", test_dump_ir},
+};
+
+int main(int argc, char **argv)
+{
+    if (argc != 3) {
+        fprintf(stderr, "usage: %s LIBKILN_CC TEST\n", argv[0]);
+        return 2;
+    }
+    void *lib = dlopen(argv[1], RTLD_NOW | RTLD_LOCAL);
+    if (!lib) {
+        fprintf(stderr, "%s\n", dlerror());
+        return 1;
+    }
+    kiln_cc_interface_fn get = (kiln_cc_interface_fn)dlsym(lib, KILN_CC_INTERFACE_SYMBOL);
+    if (!get) {
+        fprintf(stderr, "%s\n", dlerror());
+        return 1;
+    }
+    cc = get();
+    if (cc->abi_version != KILN_CC_ABI_VERSION) {
+        fprintf(stderr, "ABI version %u, expected %u\n", cc->abi_version, KILN_CC_ABI_VERSION);
+        return 1;
+    }
+    for (size_t i = 0; i < sizeof(tests) / sizeof(tests[0]); i++)
+        if (strcmp(argv[2], tests[i].name) == 0)
+            return tests[i].run();
+    fprintf(stderr, "no test named %s\n", argv[2]);
+    return 2;
+}
