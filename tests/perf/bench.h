@@ -1,0 +1,74 @@
+/* kiln-bench's interface between the harness (bench_main.c) and its cases.
+ *
+ * A case is a table entry with two sets of callbacks: `cl` runs it on an OpenCL platform, `host`
+ * runs the same work as plain C on a pool of threads, the machine's ceiling. The harness owns
+ * the platforms, the timing, the statistics and the table; a case only sets up, runs once,
+ * checks and tears down. Adding a case is one file defining a `struct bench_case`, one line in
+ * the `cases` table of bench_main.c and one line in CMakeLists.txt. */
+#ifndef KILN_PERF_BENCH_H
+#define KILN_PERF_BENCH_H
+
+#include <CL/cl.h>
+#include <stddef.h>
+
+struct bench_pool;
+
+/* What a case's callbacks are given. Owned by the harness; valid from setup to teardown. */
+struct bench_env {
+    const char *target;      /* row label: "Kiln", "PoCL" or "C" */
+    cl_context ctx;          /* OpenCL targets only, else NULL */
+    cl_device_id device;     /* OpenCL targets only */
+    cl_command_queue queue;  /* OpenCL targets only; in-order */
+    struct bench_pool *pool; /* host target only, else NULL */
+    size_t size_bytes;       /* --size-mib, the size of one array */
+};
+
+struct bench_ops {
+    /* Allocates the state and fills the inputs; not timed. Returns 0, or -1 after printing why
+     * (the row is then reported as failed and the state is not torn down). */
+    int (*setup)(const struct bench_env *env, void **state);
+    /* One repetition, timed by the harness: returns only once the work is complete (for OpenCL,
+     * after clFinish). Returns 0, or -1 after printing why. */
+    int (*run)(void *state);
+    /* Verifies the result of the last repetition: 0 when every element is right, else -1 after
+     * printing the first wrong one. Not timed. */
+    int (*check)(void *state);
+    /* Frees everything setup allocated. */
+    void (*teardown)(void *state);
+};
+
+struct bench_case {
+    const char *name;    /* what --case selects */
+    const char *summary; /* one line for --list */
+    struct bench_ops cl;
+    struct bench_ops host; /* host.setup == NULL: no ceiling row for this case */
+    /* The figure of merit of one repetition that took `seconds`, in rate_unit (e.g. GB/s). */
+    double (*rate)(const struct bench_env *env, double seconds);
+    const char *rate_unit;
+};
+
+extern const struct bench_case bench_case_copy;
+extern const struct bench_case bench_case_triad;
+
+/* bench_pool.c: a fixed set of named worker threads that run one function at a time. */
+
+/* Starts `count` workers named "kiln-bench-<i>". Returns 0 and writes *pool, or -1 when a
+ * thread or an allocation failed (no thread is left running). */
+int bench_pool_create(unsigned count, struct bench_pool **pool);
+/* Runs fn(arg, i, count) on every worker i and returns when all have returned. */
+void bench_pool_run(struct bench_pool *pool, void (*fn)(void *arg, unsigned i, unsigned count),
+                    void *arg);
+unsigned bench_pool_size(const struct bench_pool *pool);
+/* Stops and joins every worker; aborts if a join fails. */
+void bench_pool_destroy(struct bench_pool *pool);
+
+/* bench_cl.c: OpenCL helpers shared by the cases. */
+
+/* Builds `source` for env->device and creates the kernel `name`. On failure prints the call,
+ * the code and the build log, and returns -1 with nothing to release. */
+int bench_cl_kernel_build(const struct bench_env *env, const char *source, const char *name,
+                          cl_program *program, cl_kernel *kernel);
+/* Prints "<target>: <what> failed: <CL_NAME> (<code>)" to stderr and returns -1. */
+int bench_cl_fail(const char *target, const char *what, cl_int err);
+
+#endif
