@@ -185,7 +185,7 @@ static void kernel_args(struct kt_env *env)
               CL_INVALID_WORK_ITEM_SIZE);
     KT_EXPECT(clEnqueueNDRangeKernel(env->queue, k, 1, NULL, &global, &zero, 0, NULL, NULL),
               CL_INVALID_WORK_GROUP_SIZE);
-    size_t g3[3] = {64, 64, 64}, l3[3] = {64, 64, 1};
+    size_t g3[3] = {64, 64, 64}, l3[3] = {64, 64, 4};
     KT_EXPECT(clEnqueueNDRangeKernel(env->queue, k, 3, NULL, g3, l3, 0, NULL, NULL),
               CL_INVALID_WORK_GROUP_SIZE);
     cl_ulong local_mem = 0;

@@ -6,6 +6,8 @@
  */
 #include "kiln_test.h"
 
+#include <stdbool.h>
+
 static const char *src =
     "typedef struct { float scale; int shift; } params;\n"
     "kernel void ids(global uint *out, uint pitch_y, uint pitch_z) {\n"
@@ -259,7 +261,7 @@ static void buffer_commands(struct kt_env *env)
     free(back);
 }
 
-static void infos(struct kt_env *env, cl_program p)
+static void infos(cl_program p)
 {
     cl_int err;
     size_t n = 0;
@@ -303,11 +305,11 @@ int main(void)
 {
     struct kt_env env;
     kt_setup(&env, CL_QUEUE_PROFILING_ENABLE);
-    cl_program p = kt_build(&env, src, "-cl-kernel-arg-info");
+    cl_program p = kt_build(&env, src, "-cl-std=CL3.0 -cl-kernel-arg-info");
     ranges(&env, p);
     local_and_struct(&env, p);
     buffer_commands(&env);
-    infos(&env, p);
+    infos(p);
     KT_EXPECT(clReleaseProgram(p), CL_SUCCESS);
     kt_teardown(&env);
     return kt_finish("api/kernels");
