@@ -97,6 +97,18 @@ static void complete(struct kiln_rt_command *cmd, cl_int status)
     kiln_rt_command_free(cmd);
 }
 
+/* The size of group `id` along one dimension: the last group may be partial. */
+static size_t group_extent(const struct kiln_wg_ctx *ctx, int d, size_t id)
+{
+    size_t left = ctx->global_size[d] - id * ctx->enqueued_local_size[d];
+    return left < ctx->enqueued_local_size[d] ? left : ctx->enqueued_local_size[d];
+}
+
+/*
+ * Runs groups [first, first + count) in linear order, x fastest. The ids are
+ * divided out once per chunk and then stepped, so a group costs one call of
+ * the work-group function and no division: small groups stay cheap.
+ */
 static void run_groups(struct kiln_sched_job *job, size_t first, size_t count,
                        const struct kiln_sched_worker *w)
 {
@@ -105,16 +117,26 @@ static void run_groups(struct kiln_sched_job *job, size_t first, size_t count,
     struct kiln_wg_ctx ctx = nd->base;
     ctx.local_mem = w->local_mem;
     const size_t gx = nd->groups[0], gy = nd->groups[1];
-    for (size_t g = first; g < first + count; g++) {
-        size_t id[3] = {g % gx, (g / gx) % gy, g / (gx * gy)};
-        for (int d = 0; d < 3; d++) {
-            ctx.group_id[d] = id[d];
-            size_t start = id[d] * ctx.enqueued_local_size[d];
-            size_t left = ctx.global_size[d] - start;
-            ctx.local_size[d] =
-                left < ctx.enqueued_local_size[d] ? left : ctx.enqueued_local_size[d];
-        }
+    ctx.group_id[0] = first % gx;
+    ctx.group_id[1] = (first / gx) % gy;
+    ctx.group_id[2] = first / (gx * gy);
+    for (int d = 0; d < 3; d++)
+        ctx.local_size[d] = group_extent(&ctx, d, ctx.group_id[d]);
+    for (size_t n = 0; n < count; n++) {
         nd->wg((void *const *)nd->args, &ctx);
+        if (++ctx.group_id[0] < gx) {
+            if (ctx.group_id[0] == gx - 1)
+                ctx.local_size[0] = group_extent(&ctx, 0, gx - 1);
+            continue;
+        }
+        ctx.group_id[0] = 0;
+        ctx.local_size[0] = group_extent(&ctx, 0, 0);
+        if (++ctx.group_id[1] == gy) {
+            ctx.group_id[1] = 0;
+            ctx.group_id[2]++;
+            ctx.local_size[2] = group_extent(&ctx, 2, ctx.group_id[2]);
+        }
+        ctx.local_size[1] = group_extent(&ctx, 1, ctx.group_id[1]);
     }
 }
 

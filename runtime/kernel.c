@@ -361,7 +361,8 @@ cl_int CL_API_CALL clGetKernelWorkGroupInfo(cl_kernel k, cl_device_id device,
 
 /*
  * Choose a local size when the caller gave none: the x dimension carries the
- * vectorised work-item loop, so give it up to 256 work-items, but keep at least
+ * vectorised work-item loop, so give it up to 1024 work-items (a group costs one
+ * call, so long groups amortise it; no kernel has barriers yet), but keep at least
  * four groups per compute unit when the range allows it. A divisor of the global
  * size is preferred; otherwise the last group is partial (non-uniform groups).
  */
@@ -380,7 +381,7 @@ static void pick_local_size(cl_kernel k, cl_uint dim, const size_t *global, bool
     for (cl_uint d = 1; d < dim; d++)
         others *= global[d];
     size_t cu = k->program->context->device->compute_units;
-    size_t want = 256;
+    size_t want = 1024;
     while (want > 16 && (global[0] / want) * others < 4 * cu)
         want /= 2;
     if (want > global[0])
