@@ -67,6 +67,7 @@ void kiln_rt_command_free(struct kiln_rt_command *cmd)
         for (unsigned i = 0; i < cmd->u.nd.num_held; i++)
             kiln_rt_obj_drop(&cmd->u.nd.held[i]->obj);
         free(cmd->u.nd.held);
+        free(cmd->u.nd.scratch);
         free(cmd->u.nd.args);
         free(cmd->u.nd.arg_store);
     }
@@ -116,6 +117,8 @@ static void run_groups(struct kiln_sched_job *job, size_t first, size_t count,
     const struct kiln_rt_ndrange *nd = &cmd->u.nd;
     struct kiln_wg_ctx ctx = nd->base;
     ctx.local_mem = w->local_mem;
+    if (nd->scratch)
+        ctx.scratch = nd->scratch + (size_t)w->index * ctx.scratch_size;
     const size_t gx = nd->groups[0], gy = nd->groups[1];
     ctx.group_id[0] = first % gx;
     ctx.group_id[1] = (first / gx) % gy;
@@ -184,6 +187,17 @@ static void launch(struct kiln_rt_command *cmd)
     job->done = job_done;
     switch (cmd->kind) {
     case KILN_CMD_NDRANGE:
+        if (cmd->u.nd.base.scratch_size) {
+            /* One area per worker and one for a calling thread that helps. */
+            size_t parties = (size_t)kiln_sched_num_workers(sched) + 1;
+            cmd->u.nd.scratch =
+                aligned_alloc(KILN_SCRATCH_ALIGN, parties * cmd->u.nd.base.scratch_size);
+            if (!cmd->u.nd.scratch) {
+                complete(cmd, KILN_ERR(CL_OUT_OF_HOST_MEMORY, "%zu bytes of kernel scratch",
+                                       parties * cmd->u.nd.base.scratch_size));
+                return;
+            }
+        }
         job->num_items = cmd->u.nd.groups[0] * cmd->u.nd.groups[1] * cmd->u.nd.groups[2];
         job->min_chunk = 1;
         job->run = run_groups;

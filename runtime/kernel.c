@@ -298,9 +298,10 @@ cl_int CL_API_CALL clGetKernelArgInfo(cl_kernel k, cl_uint arg_index, cl_kernel_
 }
 
 /* Bytes of local memory the kernel's __local arguments take, as currently set. */
+/* Arena bytes: the kernel-scope __local variables, then every __local argument. */
 static size_t local_args_bytes(cl_kernel k)
 {
-    size_t total = 0;
+    size_t total = k->cc->local_mem_static;
     for (unsigned i = 0; i < k->cc->num_args; i++)
         if (k->cc->args[i].kind == KILN_CC_ARG_LOCAL_PTR && k->args[i].set)
             total = (total + KILN_LOCAL_ALIGN - 1) / KILN_LOCAL_ALIGN * KILN_LOCAL_ALIGN +
@@ -347,7 +348,7 @@ cl_int CL_API_CALL clGetKernelWorkGroupInfo(cl_kernel k, cl_device_id device,
         sz = 16;
         return kiln_rt_info(&sz, sizeof(sz), param_value_size, param_value, param_value_size_ret);
     case CL_KERNEL_PRIVATE_MEM_SIZE:
-        ul = 0;
+        ul = k->cc->private_mem;
         return kiln_rt_info(&ul, sizeof(ul), param_value_size, param_value, param_value_size_ret);
     case CL_KERNEL_GLOBAL_WORK_SIZE:
         return KILN_ERR(CL_INVALID_VALUE,
@@ -400,7 +401,7 @@ static cl_int snapshot_args(cl_kernel k, struct kiln_rt_command *cmd, size_t loc
 {
     struct kiln_rt_ndrange *nd = &cmd->u.nd;
     const unsigned n = k->cc->num_args;
-    size_t store = 0, local = 0;
+    size_t store = 0, local = k->cc->local_mem_static;
     unsigned num_mems = 0;
     for (unsigned i = 0; i < n; i++) {
         const struct kiln_rt_arg *a = &k->args[i];
@@ -414,15 +415,16 @@ static cl_int snapshot_args(cl_kernel k, struct kiln_rt_command *cmd, size_t loc
             num_mems++;
     }
     if (local > local_limit)
-        return KILN_ERR(CL_OUT_OF_RESOURCES, "__local arguments need %zu bytes, the device has %zu",
-                        local, local_limit);
+        return KILN_ERR(CL_OUT_OF_RESOURCES,
+                        "__local variables and arguments need %zu bytes, the device has %zu", local,
+                        local_limit);
     nd->args = calloc(n ? n : 1, sizeof(void *));
     nd->arg_store = calloc(store ? store : 1, 1);
     nd->held = calloc(num_mems ? num_mems : 1, sizeof(cl_mem));
     if (!nd->args || !nd->arg_store || !nd->held)
         return KILN_ERR(CL_OUT_OF_HOST_MEMORY, "kernel arguments");
     size_t at = 0;
-    local = 0;
+    local = k->cc->local_mem_static;
     for (unsigned i = 0; i < n; i++) {
         const struct kiln_rt_arg *a = &k->args[i];
         at = (at + 15) / 16 * 16;
@@ -548,6 +550,14 @@ static cl_int enqueue_ndrange(cl_command_queue q, cl_kernel k, cl_uint dim, cons
         b->num_groups[d] =
             (b->global_size[d] + b->enqueued_local_size[d] - 1) / b->enqueued_local_size[d];
         nd->groups[d] = b->num_groups[d];
+    }
+    const struct kiln_cc_kernel *cc = k->cc;
+    if (cc->scratch_fixed || cc->scratch_per_item) {
+        size_t items =
+            b->enqueued_local_size[0] * b->enqueued_local_size[1] * b->enqueued_local_size[2];
+        size_t bytes = cc->scratch_fixed + cc->scratch_per_item * items;
+        b->scratch_size =
+            (bytes + KILN_SCRATCH_ALIGN - 1) / KILN_SCRATCH_ALIGN * KILN_SCRATCH_ALIGN;
     }
     pthread_mutex_lock(&k->lock);
     err = snapshot_args(k, cmd, (size_t)q->device->local_mem_size);

@@ -205,6 +205,8 @@ struct kiln_rt_ndrange {
     cl_mem *held;       /* buffer arguments, held until completion */
     unsigned num_held;
     size_t groups[3];
+    /* base.scratch_size bytes for each worker and the calling thread, or NULL. */
+    unsigned char *scratch;
 };
 
 struct kiln_rt_copy {

@@ -64,6 +64,13 @@ struct kiln_cc_kernel {
     size_t work_group_size_hint[3]; /* all zero when not given */
     const char *attributes;         /* CL_KERNEL_ATTRIBUTES text, "" when none */
     kiln_wg_fn wg;                  /* the work-group function, never NULL */
+    /* Bytes of kernel-scope __local variables, at the start of the arena. */
+    size_t local_mem_static;
+    /* Scratch the work-group function needs: fixed + per_item * work-items in the group. */
+    size_t scratch_fixed;
+    size_t scratch_per_item;
+    /* CL_KERNEL_PRIVATE_MEM_SIZE: private bytes one work-item uses, as far as known. */
+    size_t private_mem;
 };
 
 struct kiln_cc_program;
@@ -89,7 +96,7 @@ struct kiln_cc_interface {
     char *(*assembly)(const struct kiln_cc_program *p);
 };
 
-#define KILN_CC_ABI_VERSION 1
+#define KILN_CC_ABI_VERSION 2
 
 /* The one exported symbol of libkiln-cc.so. */
 typedef const struct kiln_cc_interface *(*kiln_cc_interface_fn)(void);

@@ -17,6 +17,13 @@
  *   - by-value argument: args[i] points at the argument's bytes.
  * The args array and what it points at stay valid and unchanged for the whole
  * command and are shared by all workers; ctx is private to one worker.
+ *
+ * Kernel-scope __local variables occupy the first local_mem_static bytes of the
+ * arena (struct kiln_cc_kernel says how many); __local arguments follow them.
+ * ctx->scratch is this worker's private area of ctx->scratch_size bytes, at least
+ * what the kernel asked for (scratch_fixed + scratch_per_item * work-items in the
+ * group), KILN_SCRATCH_ALIGN aligned, for what a work-group function keeps per
+ * work-item across barriers; NULL when the kernel asked for none.
  */
 #ifndef KILN_KERNEL_LIB_KILN_ABI_H
 #define KILN_KERNEL_LIB_KILN_ABI_H
@@ -35,6 +42,8 @@ typedef uint32_t kiln_abi_u32;
 
 /* Alignment of every __local argument inside the work-group arena (widest vector). */
 #define KILN_LOCAL_ALIGN 128
+/* Alignment of the per-worker scratch area. */
+#define KILN_SCRATCH_ALIGN 128
 
 struct kiln_wg_ctx {
     kiln_abi_size global_offset[3];
@@ -46,6 +55,8 @@ struct kiln_wg_ctx {
     kiln_abi_ptr local_mem; /* this worker's arena, KILN_LOCAL_ALIGN aligned */
     kiln_abi_u32 work_dim;
     kiln_abi_u32 reserved;
+    kiln_abi_ptr scratch;       /* this worker's scratch area, or NULL */
+    kiln_abi_size scratch_size; /* its size in bytes */
 };
 
 #endif
