@@ -163,6 +163,24 @@ static void run_bytes(struct kiln_sched_job *job, size_t first, size_t count,
         memcpy(c->dst + off, c->pattern, ps);
 }
 
+/* Rectangles: one item per row, rows numbered slice by slice. */
+static void run_rows(struct kiln_sched_job *job, size_t first, size_t count,
+                     const struct kiln_sched_worker *w)
+{
+    (void)w;
+    struct kiln_rt_command *cmd = job->user;
+    const struct kiln_rt_rect *r = &cmd->u.rect;
+    size_t y = first % r->region[1], z = first / r->region[1];
+    for (size_t n = 0; n < count; n++) {
+        memmove(r->dst + z * r->dst_slice + y * r->dst_row,
+                r->src + z * r->src_slice + y * r->src_row, r->region[0]);
+        if (++y == r->region[1]) {
+            y = 0;
+            z++;
+        }
+    }
+}
+
 static void job_done(struct kiln_sched_job *job)
 {
     complete(job->user, CL_COMPLETE);
@@ -216,10 +234,22 @@ static void launch(struct kiln_rt_command *cmd)
             return;
         }
         break;
+    case KILN_CMD_RECT:
+        job->num_items = cmd->u.rect.region[1] * cmd->u.rect.region[2];
+        job->min_chunk = SLICE_BYTES / cmd->u.rect.region[0] + 1;
+        job->run = run_rows;
+        if (job->num_items * cmd->u.rect.region[0] < INLINE_BYTES) {
+            struct kiln_sched_worker none = {0};
+            run_rows(job, 0, job->num_items, &none);
+            complete(cmd, CL_COMPLETE);
+            return;
+        }
+        break;
     case KILN_CMD_MAP:
     case KILN_CMD_UNMAP:
     case KILN_CMD_MARKER:
-        /* Mapping is zero-copy: nothing to run. */
+    case KILN_CMD_MIGRATE:
+        /* Mapping is zero-copy and host and device share memory: nothing to run. */
         complete(cmd, CL_COMPLETE);
         return;
     }

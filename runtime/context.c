@@ -17,6 +17,15 @@ cl_int kiln_rt_check_context(cl_context c)
 static void context_destroy(struct kiln_object *obj)
 {
     cl_context c = (cl_context)obj;
+    /* OpenCL 3.0 §4.4: the callbacks run in reverse order of registration, once every
+     * object of the context is gone. Nothing else sees the context now: no lock. */
+    while (c->dtors) {
+        struct kiln_rt_callback *cb = c->dtors;
+        c->dtors = cb->next;
+        ((void(CL_CALLBACK *)(cl_context, void *))cb->fn)(c, cb->user_data);
+        free(cb);
+    }
+    pthread_mutex_destroy(&c->lock);
     free(c->props);
     free(c);
 }
@@ -69,6 +78,7 @@ static cl_int context_create(const cl_context_properties *props, size_t num_prop
         memcpy(c->props, props, num_props * sizeof(*props));
         c->num_props = num_props;
     }
+    pthread_mutex_init(&c->lock, NULL);
     kiln_rt_obj_init(&c->obj, KILN_TAG_CONTEXT, context_destroy);
     c->device = &kiln_rt_device;
     c->notify = notify;
@@ -157,4 +167,25 @@ cl_int CL_API_CALL clGetContextInfo(cl_context context, cl_context_info param_na
     default:
         return KILN_ERR(CL_INVALID_VALUE, "unknown context query 0x%x", param_name);
     }
+}
+
+cl_int CL_API_CALL clSetContextDestructorCallback(cl_context context,
+                                                  void(CL_CALLBACK *fn)(cl_context, void *),
+                                                  void *user_data)
+{
+    cl_int err = kiln_rt_check_context(context);
+    if (err == CL_SUCCESS && fn == NULL)
+        err = KILN_ERR(CL_INVALID_VALUE, "pfn_notify is NULL");
+    struct kiln_rt_callback *cb = NULL;
+    if (err == CL_SUCCESS && !(cb = calloc(1, sizeof(*cb))))
+        err = KILN_ERR(CL_OUT_OF_HOST_MEMORY, "callback record");
+    if (err == CL_SUCCESS) {
+        cb->fn = (void (*)(void))fn;
+        cb->user_data = user_data;
+        pthread_mutex_lock(&context->lock);
+        cb->next = context->dtors;
+        context->dtors = cb;
+        pthread_mutex_unlock(&context->lock);
+    }
+    return err;
 }

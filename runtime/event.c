@@ -21,9 +21,55 @@ cl_int kiln_rt_check_event(cl_event e)
     return CL_SUCCESS;
 }
 
+static void free_callbacks(struct kiln_rt_callback *cb)
+{
+    while (cb) {
+        struct kiln_rt_callback *next = cb->next;
+        free(cb);
+        cb = next;
+    }
+}
+
+/*
+ * Call the callbacks of a detached list, in registration order, with no lock held.
+ * `status` is the event's status: a negative one is passed on as it is, otherwise
+ * each callback gets the status it registered for (OpenCL 3.0 §5.11).
+ */
+static void call_callbacks(cl_event e, struct kiln_rt_callback *cb, cl_int status)
+{
+    while (cb) {
+        struct kiln_rt_callback *next = cb->next;
+        ((void(CL_CALLBACK *)(cl_event, cl_int, void *))cb->fn)(e, status < 0 ? status : cb->type,
+                                                                cb->user_data);
+        free(cb);
+        cb = next;
+    }
+}
+
+/* Under e->lock: unlink the callbacks whose status has been reached or passed. */
+static struct kiln_rt_callback *take_callbacks(cl_event e, cl_int status)
+{
+    struct kiln_rt_callback *due = NULL, **due_tail = &due;
+    struct kiln_rt_callback **p = &e->callbacks;
+    while (*p) {
+        struct kiln_rt_callback *cb = *p;
+        if (status <= cb->type) {
+            *p = cb->next;
+            cb->next = NULL;
+            *due_tail = cb;
+            due_tail = &cb->next;
+        } else {
+            p = &cb->next;
+        }
+    }
+    e->callbacks_tail = p;
+    return due;
+}
+
 static void event_destroy(struct kiln_object *obj)
 {
     cl_event e = (cl_event)obj;
+    free_callbacks(e->callbacks); /* registered for a status never reached */
     pthread_mutex_destroy(&e->lock);
     pthread_cond_destroy(&e->cond);
     if (e->queue)
@@ -39,6 +85,7 @@ cl_int kiln_rt_event_create(cl_context ctx, cl_command_queue q, cl_command_type 
         return KILN_ERR(CL_OUT_OF_HOST_MEMORY, "event");
     pthread_mutex_init(&e->lock, NULL);
     pthread_cond_init(&e->cond, NULL);
+    e->callbacks_tail = &e->callbacks;
     kiln_rt_obj_init(&e->obj, KILN_TAG_EVENT, event_destroy);
     e->context = ctx;
     kiln_rt_obj_hold(&ctx->obj);
@@ -61,7 +108,9 @@ void kiln_rt_event_advance(cl_event e, cl_int status)
     else if (status == CL_RUNNING)
         e->t_start = now;
     atomic_store_explicit(&e->status, status, memory_order_release);
+    struct kiln_rt_callback *due = take_callbacks(e, status);
     pthread_mutex_unlock(&e->lock);
+    call_callbacks(e, due, status);
 }
 
 bool kiln_rt_event_finish(cl_event e, cl_int status)
@@ -81,8 +130,13 @@ bool kiln_rt_event_finish(cl_event e, cl_int status)
     atomic_store_explicit(&e->status, status, memory_order_release);
     struct kiln_rt_dep *waiters = e->waiters;
     e->waiters = NULL;
+    struct kiln_rt_callback *due = take_callbacks(e, status);
     pthread_cond_broadcast(&e->cond);
     pthread_mutex_unlock(&e->lock);
+
+    /* The callbacks run before the dependent commands are released: the caller
+     * holds the event until this returns. */
+    call_callbacks(e, due, status);
 
     while (waiters) {
         struct kiln_rt_dep *next = waiters->next;
@@ -227,5 +281,35 @@ cl_int CL_API_CALL clSetUserEventStatus(cl_event event, cl_int execution_status)
                         execution_status);
     if (!kiln_rt_event_finish(event, execution_status))
         return KILN_ERR(CL_INVALID_OPERATION, "the user event's status was already set");
+    return CL_SUCCESS;
+}
+
+cl_int CL_API_CALL clSetEventCallback(cl_event event, cl_int type,
+                                      void(CL_CALLBACK *fn)(cl_event, cl_int, void *),
+                                      void *user_data)
+{
+    cl_int err = kiln_rt_check_event(event);
+    if (err == CL_SUCCESS &&
+        (fn == NULL || (type != CL_SUBMITTED && type != CL_RUNNING && type != CL_COMPLETE)))
+        err = KILN_ERR(CL_INVALID_VALUE, "pfn_notify %p, type %d", (void *)fn, type);
+    struct kiln_rt_callback *cb = NULL;
+    if (err == CL_SUCCESS && !(cb = calloc(1, sizeof(*cb))))
+        err = KILN_ERR(CL_OUT_OF_HOST_MEMORY, "callback record");
+    if (err != CL_SUCCESS)
+        return err;
+    cb->fn = (void (*)(void))fn;
+    cb->user_data = user_data;
+    cb->type = type;
+    pthread_mutex_lock(&event->lock);
+    cl_int st = atomic_load_explicit(&event->status, memory_order_acquire);
+    if (st > type) {
+        *event->callbacks_tail = cb;
+        event->callbacks_tail = &cb->next;
+        cb = NULL;
+    }
+    pthread_mutex_unlock(&event->lock);
+    /* Already reached or passed: call it now, on this thread, with no lock held. */
+    if (cb)
+        call_callbacks(event, cb, st);
     return CL_SUCCESS;
 }

@@ -585,3 +585,34 @@ cl_int CL_API_CALL clEnqueueTask(cl_command_queue q, cl_kernel kernel, cl_uint n
     static const size_t one = 1;
     return enqueue_ndrange(q, kernel, 1, NULL, &one, &one, n, list, event, CL_COMMAND_TASK);
 }
+
+/*
+ * OpenCL 3.0 §5.9.1: the clone has the source's program and a copy of every
+ * argument value set so far; later clSetKernelArg calls affect one kernel only.
+ */
+cl_kernel CL_API_CALL clCloneKernel(cl_kernel source_kernel, cl_int *errcode_ret)
+{
+    cl_kernel k = NULL;
+    cl_int err = kiln_rt_check_kernel(source_kernel);
+    if (err == CL_SUCCESS)
+        err = kernel_create(source_kernel->program, source_kernel->cc, &k);
+    if (err == CL_SUCCESS) {
+        pthread_mutex_lock(&source_kernel->lock);
+        for (unsigned i = 0; err == CL_SUCCESS && i < k->cc->num_args; i++) {
+            const struct kiln_rt_arg *a = &source_kernel->args[i];
+            k->args[i] = *a;
+            k->args[i].value = NULL;
+            if (a->value && !(k->args[i].value = malloc(a->size)))
+                err = KILN_ERR(CL_OUT_OF_HOST_MEMORY, "argument %u of the clone", i);
+            else if (a->value)
+                memcpy(k->args[i].value, a->value, a->size);
+        }
+        pthread_mutex_unlock(&source_kernel->lock);
+    }
+    if (err != CL_SUCCESS && k) {
+        kiln_rt_obj_release(&k->obj);
+        k = NULL;
+    }
+    kiln_set_errcode(errcode_ret, err);
+    return k;
+}

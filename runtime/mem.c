@@ -27,6 +27,14 @@ cl_int kiln_rt_check_mem(cl_mem m)
 static void mem_destroy(struct kiln_object *obj)
 {
     cl_mem m = (cl_mem)obj;
+    /* OpenCL 3.0 §5.5.6: the callbacks run in reverse order of registration, before
+     * the object's resources are freed. The object is no longer shared: no lock. */
+    while (m->dtors) {
+        struct kiln_rt_callback *cb = m->dtors;
+        m->dtors = cb->next;
+        ((void(CL_CALLBACK *)(cl_mem, void *))cb->fn)(m, cb->user_data);
+        free(cb);
+    }
     while (m->maps) {
         struct kiln_rt_mapping *next = m->maps->next;
         free(m->maps);
@@ -35,6 +43,8 @@ static void mem_destroy(struct kiln_object *obj)
     if (m->owns_data)
         free(m->data);
     pthread_mutex_destroy(&m->lock);
+    if (m->parent)
+        kiln_rt_obj_drop(&m->parent->obj);
     kiln_rt_obj_drop(&m->context->obj);
     free(m);
 }
@@ -160,8 +170,6 @@ cl_int CL_API_CALL clGetMemObjectInfo(cl_mem m, cl_mem_info param_name, size_t p
     if (err != CL_SUCCESS)
         return err;
     cl_uint u;
-    size_t zero = 0;
-    cl_mem none = NULL;
     cl_bool no = CL_FALSE;
     switch (param_name) {
     case CL_MEM_TYPE:
@@ -186,10 +194,10 @@ cl_int CL_API_CALL clGetMemObjectInfo(cl_mem m, cl_mem_info param_name, size_t p
         return kiln_rt_info(&m->context, sizeof(m->context), param_value_size, param_value,
                             param_value_size_ret);
     case CL_MEM_ASSOCIATED_MEMOBJECT:
-        return kiln_rt_info(&none, sizeof(none), param_value_size, param_value,
+        return kiln_rt_info(&m->parent, sizeof(m->parent), param_value_size, param_value,
                             param_value_size_ret);
     case CL_MEM_OFFSET:
-        return kiln_rt_info(&zero, sizeof(zero), param_value_size, param_value,
+        return kiln_rt_info(&m->offset, sizeof(m->offset), param_value_size, param_value,
                             param_value_size_ret);
     case CL_MEM_USES_SVM_POINTER:
         return kiln_rt_info(&no, sizeof(no), param_value_size, param_value, param_value_size_ret);
@@ -198,6 +206,129 @@ cl_int CL_API_CALL clGetMemObjectInfo(cl_mem m, cl_mem_info param_name, size_t p
     default:
         return KILN_ERR(CL_INVALID_VALUE, "unknown memory object query 0x%x", param_name);
     }
+}
+
+/* ---- sub-buffers ------------------------------------------------------------- */
+
+/*
+ * The flags of a sub-buffer of `parent` (OpenCL 3.0 §5.2.1): access and host-access
+ * flags not given are inherited, the host-pointer flags always are and may not be
+ * given; a given flag may not widen what the parent allows.
+ */
+static cl_int sub_buffer_flags(cl_mem parent, cl_mem_flags flags, cl_mem_flags *out)
+{
+    const cl_mem_flags access = CL_MEM_READ_WRITE | CL_MEM_WRITE_ONLY | CL_MEM_READ_ONLY;
+    const cl_mem_flags host =
+        CL_MEM_HOST_WRITE_ONLY | CL_MEM_HOST_READ_ONLY | CL_MEM_HOST_NO_ACCESS;
+    const cl_mem_flags ptr_flags =
+        CL_MEM_USE_HOST_PTR | CL_MEM_ALLOC_HOST_PTR | CL_MEM_COPY_HOST_PTR;
+    if (flags & ~(access | host | ptr_flags))
+        return KILN_ERR(CL_INVALID_VALUE, "unknown sub-buffer flags 0x%llx",
+                        (unsigned long long)flags);
+    if (flags & ptr_flags)
+        return KILN_ERR(CL_INVALID_VALUE,
+                        "USE_HOST_PTR, ALLOC_HOST_PTR and COPY_HOST_PTR are inherited, not given");
+    if (__builtin_popcountll(flags & access) > 1)
+        return KILN_ERR(CL_INVALID_VALUE, "more than one of READ_WRITE, WRITE_ONLY, READ_ONLY");
+    if (__builtin_popcountll(flags & host) > 1)
+        return KILN_ERR(CL_INVALID_VALUE,
+                        "more than one of HOST_WRITE_ONLY, HOST_READ_ONLY, HOST_NO_ACCESS");
+    if ((parent->flags & CL_MEM_WRITE_ONLY) && (flags & (CL_MEM_READ_WRITE | CL_MEM_READ_ONLY)))
+        return KILN_ERR(CL_INVALID_VALUE, "the parent is WRITE_ONLY: the sub-buffer cannot read");
+    if ((parent->flags & CL_MEM_READ_ONLY) && (flags & (CL_MEM_READ_WRITE | CL_MEM_WRITE_ONLY)))
+        return KILN_ERR(CL_INVALID_VALUE, "the parent is READ_ONLY: the sub-buffer cannot write");
+    if ((parent->flags & CL_MEM_HOST_WRITE_ONLY) && (flags & CL_MEM_HOST_READ_ONLY))
+        return KILN_ERR(CL_INVALID_VALUE, "the parent is HOST_WRITE_ONLY: the host cannot read");
+    if ((parent->flags & CL_MEM_HOST_READ_ONLY) && (flags & CL_MEM_HOST_WRITE_ONLY))
+        return KILN_ERR(CL_INVALID_VALUE, "the parent is HOST_READ_ONLY: the host cannot write");
+    if ((parent->flags & CL_MEM_HOST_NO_ACCESS) &&
+        (flags & (CL_MEM_HOST_READ_ONLY | CL_MEM_HOST_WRITE_ONLY)))
+        return KILN_ERR(CL_INVALID_VALUE, "the parent is HOST_NO_ACCESS");
+    if (!(flags & access))
+        flags |= parent->flags & access;
+    if (!(flags & host))
+        flags |= parent->flags & host;
+    *out = flags | (parent->flags & ptr_flags);
+    return CL_SUCCESS;
+}
+
+static cl_int sub_buffer_create(cl_mem parent, cl_mem_flags flags, const cl_buffer_region *r,
+                                cl_mem *out)
+{
+    cl_mem m = calloc(1, sizeof(*m));
+    if (!m)
+        return KILN_ERR(CL_OUT_OF_HOST_MEMORY, "sub-buffer object");
+    pthread_mutex_init(&m->lock, NULL);
+    kiln_rt_obj_init(&m->obj, KILN_TAG_MEM, mem_destroy);
+    m->context = parent->context;
+    kiln_rt_obj_hold(&m->context->obj);
+    m->parent = parent; /* a sub-buffer holds its parent (STYLE H5) */
+    kiln_rt_obj_hold(&parent->obj);
+    m->type = CL_MEM_OBJECT_BUFFER;
+    m->flags = flags;
+    m->size = r->size;
+    m->offset = r->origin;
+    m->data = parent->data + r->origin;
+    /* §5.5.6 CL_MEM_HOST_PTR: host_ptr + origin for a parent made with USE_HOST_PTR. */
+    if (parent->host_ptr)
+        m->host_ptr = (unsigned char *)parent->host_ptr + r->origin;
+    atomic_init(&m->map_count, 0);
+    KILN_LOG(KILN_DBG_MEM, "sub-buffer %p of %p: %zu bytes at offset %zu", (void *)m,
+             (void *)parent, r->size, r->origin);
+    *out = m;
+    return CL_SUCCESS;
+}
+
+cl_mem CL_API_CALL clCreateSubBuffer(cl_mem buffer, cl_mem_flags flags, cl_buffer_create_type type,
+                                     const void *info, cl_int *errcode_ret)
+{
+    cl_mem mem = NULL;
+    const cl_buffer_region *r = info;
+    cl_mem_flags effective = 0;
+    cl_int err = kiln_rt_check_mem(buffer);
+    if (err == CL_SUCCESS && (buffer->type != CL_MEM_OBJECT_BUFFER || buffer->parent))
+        err = KILN_ERR(CL_INVALID_MEM_OBJECT, "%s",
+                       buffer->parent ? "a sub-buffer's sub-buffer" : "not a buffer");
+    if (err == CL_SUCCESS)
+        err = sub_buffer_flags(buffer, flags, &effective);
+    if (err == CL_SUCCESS && type != CL_BUFFER_CREATE_TYPE_REGION)
+        err = KILN_ERR(CL_INVALID_VALUE, "buffer_create_type 0x%x", type);
+    if (err == CL_SUCCESS && r == NULL)
+        err = KILN_ERR(CL_INVALID_VALUE, "buffer_create_info is NULL");
+    if (err == CL_SUCCESS && r->size == 0)
+        err = KILN_ERR(CL_INVALID_BUFFER_SIZE, "the region's size is 0");
+    if (err == CL_SUCCESS && (r->origin > buffer->size || r->size > buffer->size - r->origin))
+        err = KILN_ERR(CL_INVALID_VALUE, "origin %zu + size %zu exceeds the buffer's %zu bytes",
+                       r->origin, r->size, buffer->size);
+    if (err == CL_SUCCESS && r->origin % BUFFER_ALIGN)
+        err = KILN_ERR(CL_MISALIGNED_SUB_BUFFER_OFFSET,
+                       "origin %zu is not a multiple of CL_DEVICE_MEM_BASE_ADDR_ALIGN (%d bytes)",
+                       r->origin, BUFFER_ALIGN);
+    if (err == CL_SUCCESS)
+        err = sub_buffer_create(buffer, effective, r, &mem);
+    kiln_set_errcode(errcode_ret, err);
+    return mem;
+}
+
+cl_int CL_API_CALL clSetMemObjectDestructorCallback(cl_mem memobj,
+                                                    void(CL_CALLBACK *fn)(cl_mem, void *),
+                                                    void *user_data)
+{
+    cl_int err = kiln_rt_check_mem(memobj);
+    if (err == CL_SUCCESS && fn == NULL)
+        err = KILN_ERR(CL_INVALID_VALUE, "pfn_notify is NULL");
+    struct kiln_rt_callback *cb = NULL;
+    if (err == CL_SUCCESS && !(cb = calloc(1, sizeof(*cb))))
+        err = KILN_ERR(CL_OUT_OF_HOST_MEMORY, "callback record");
+    if (err == CL_SUCCESS) {
+        cb->fn = (void (*)(void))fn;
+        cb->user_data = user_data;
+        pthread_mutex_lock(&memobj->lock);
+        cb->next = memobj->dtors;
+        memobj->dtors = cb;
+        pthread_mutex_unlock(&memobj->lock);
+    }
+    return err;
 }
 
 /* ---- transfers ---------------------------------------------------------------- */
@@ -428,5 +559,247 @@ cl_int CL_API_CALL clEnqueueUnmapMemObject(cl_command_queue q, cl_mem memobj, vo
         memobj->maps = found;
         pthread_mutex_unlock(&memobj->lock);
     }
+    return err;
+}
+
+/* ---- rectangles (OpenCL 3.0 §5.2.3) -------------------------------------------- */
+
+/* One side of a rectangular transfer: where the box starts and how it is laid out. */
+struct rect_side {
+    const size_t *origin;
+    size_t row, slice; /* pitches; 0 on entry means "tightly packed" */
+    size_t offset;     /* byte offset of the box's first byte, once checked */
+};
+
+/*
+ * Apply the zero-pitch defaults and check the pitches against `region`; when
+ * `limit` is not 0 (a buffer's size) also check the box lies inside it. `what`
+ * names the side in the message.
+ */
+static cl_int rect_side_check(struct rect_side *s, const size_t *region, size_t limit,
+                              const char *what)
+{
+    if (s->row == 0)
+        s->row = region[0];
+    else if (s->row < region[0])
+        return KILN_ERR(CL_INVALID_VALUE, "%s row pitch %zu is less than region[0] %zu", what,
+                        s->row, region[0]);
+    size_t min_slice;
+    if (__builtin_mul_overflow(region[1], s->row, &min_slice))
+        return KILN_ERR(CL_INVALID_VALUE, "%s: region[1] * row pitch overflows", what);
+    if (s->slice == 0)
+        s->slice = min_slice;
+    else if (s->slice < min_slice || s->slice % s->row)
+        return KILN_ERR(CL_INVALID_VALUE,
+                        "%s slice pitch %zu: less than region[1] * row pitch (%zu) or not a "
+                        "multiple of the row pitch %zu",
+                        what, s->slice, min_slice, s->row);
+    size_t a, b, off, last;
+    if (__builtin_mul_overflow(s->origin[2], s->slice, &a) ||
+        __builtin_mul_overflow(s->origin[1], s->row, &b) || __builtin_add_overflow(a, b, &off) ||
+        __builtin_add_overflow(off, s->origin[0], &off))
+        return KILN_ERR(CL_INVALID_VALUE, "%s origin overflows", what);
+    /* The byte after the box: off + (d-1)*slice + (h-1)*row + w. */
+    if (__builtin_mul_overflow(region[2] - 1, s->slice, &a) ||
+        __builtin_mul_overflow(region[1] - 1, s->row, &b) ||
+        __builtin_add_overflow(off, a, &last) || __builtin_add_overflow(last, b, &last) ||
+        __builtin_add_overflow(last, region[0], &last) || (limit && last > limit))
+        return KILN_ERR(CL_INVALID_VALUE, "%s box ends past the buffer's %zu bytes", what, limit);
+    s->offset = off;
+    return CL_SUCCESS;
+}
+
+static cl_int rect_region_check(const size_t *region)
+{
+    if (!region)
+        return KILN_ERR(CL_INVALID_VALUE, "region is NULL");
+    if (region[0] == 0 || region[1] == 0 || region[2] == 0)
+        return KILN_ERR(CL_INVALID_VALUE, "region {%zu, %zu, %zu} has a zero extent", region[0],
+                        region[1], region[2]);
+    return CL_SUCCESS;
+}
+
+/*
+ * Whether two boxes of the same `region`, laid out with the same pitches, share a
+ * byte. A byte of box A at (x1, y1, z1) equals one of box B at (x2, y2, z2) when
+ * dz*slice + dy*row + dx = b - a for differences |dx| < w, |dy| < h, |dz| < d.
+ * For each dz, row >= w leaves at most two candidate dy (the quotient of the rest
+ * by row, rounded down or up); each fixes dx, which is then range checked.
+ */
+static bool rect_overlap(size_t a, size_t b, const size_t *region, size_t row, size_t slice)
+{
+    const long long delta = (long long)b - (long long)a;
+    const long long w = (long long)region[0], h = (long long)region[1], d = (long long)region[2];
+    const long long R = (long long)row, S = (long long)slice;
+    for (long long dz = -(d - 1); dz <= d - 1; dz++) {
+        long long rest = delta - dz * S;
+        long long q = rest >= 0 ? rest / R : -((-rest + R - 1) / R); /* floor */
+        for (long long dy = q; dy <= q + 1; dy++) {
+            long long dx = rest - dy * R;
+            if (dy > -h && dy < h && dx > -w && dx < w)
+                return true;
+        }
+    }
+    return false;
+}
+
+static cl_int submit_rect(cl_command_queue q, cl_command_type type, unsigned char *dst,
+                          const struct rect_side *ds, const unsigned char *src,
+                          const struct rect_side *ss, const size_t *region, cl_mem mem_a,
+                          cl_mem mem_b, cl_bool blocking, cl_uint n, const cl_event *list,
+                          cl_event *event)
+{
+    struct kiln_rt_command *cmd = NULL;
+    cl_int err = kiln_rt_command_create(q, KILN_CMD_RECT, type, &cmd);
+    if (err != CL_SUCCESS)
+        return err;
+    struct kiln_rt_rect *r = &cmd->u.rect;
+    r->dst = dst + ds->offset;
+    r->src = src + ss->offset;
+    memcpy(r->region, region, sizeof(r->region));
+    r->dst_row = ds->row;
+    r->dst_slice = ds->slice;
+    r->src_row = ss->row;
+    r->src_slice = ss->slice;
+    cmd->mems[0] = mem_a;
+    kiln_rt_obj_hold(&mem_a->obj);
+    if (mem_b) {
+        cmd->mems[1] = mem_b;
+        kiln_rt_obj_hold(&mem_b->obj);
+    }
+    return kiln_rt_command_submit(cmd, n, list, event, blocking);
+}
+
+/* clEnqueueReadBufferRect (to_host) and clEnqueueWriteBufferRect. */
+static cl_int buffer_rect_io(cl_command_queue q, cl_mem buffer, bool to_host, cl_bool blocking,
+                             const size_t *buffer_origin, const size_t *host_origin,
+                             const size_t *region, size_t buffer_row_pitch,
+                             size_t buffer_slice_pitch, size_t host_row_pitch,
+                             size_t host_slice_pitch, void *ptr, cl_uint n, const cl_event *list,
+                             cl_event *event)
+{
+    struct rect_side bs = {buffer_origin, buffer_row_pitch, buffer_slice_pitch, 0};
+    struct rect_side hs = {host_origin, host_row_pitch, host_slice_pitch, 0};
+    const cl_mem_flags denied = to_host ? CL_MEM_HOST_WRITE_ONLY | CL_MEM_HOST_NO_ACCESS
+                                        : CL_MEM_HOST_READ_ONLY | CL_MEM_HOST_NO_ACCESS;
+    cl_int err = check_buffer_in_queue(q, buffer);
+    if (err == CL_SUCCESS && (!ptr || !buffer_origin || !host_origin))
+        err = KILN_ERR(CL_INVALID_VALUE, "ptr %p, buffer_origin %p, host_origin %p", ptr,
+                       (const void *)buffer_origin, (const void *)host_origin);
+    if (err == CL_SUCCESS)
+        err = rect_region_check(region);
+    if (err == CL_SUCCESS)
+        err = rect_side_check(&bs, region, buffer->size, "buffer");
+    if (err == CL_SUCCESS)
+        err = rect_side_check(&hs, region, 0, "host");
+    if (err == CL_SUCCESS && (buffer->flags & denied))
+        err = KILN_ERR(CL_INVALID_OPERATION, "the buffer's host-access flags forbid a %s",
+                       to_host ? "read" : "write");
+    if (err == CL_SUCCESS)
+        err = kiln_rt_check_wait_list(q, n, list);
+    if (err == CL_SUCCESS && to_host)
+        err = submit_rect(q, CL_COMMAND_READ_BUFFER_RECT, ptr, &hs, buffer->data, &bs, region,
+                          buffer, NULL, blocking, n, list, event);
+    else if (err == CL_SUCCESS)
+        err = submit_rect(q, CL_COMMAND_WRITE_BUFFER_RECT, buffer->data, &bs, ptr, &hs, region,
+                          buffer, NULL, blocking, n, list, event);
+    return err;
+}
+
+cl_int CL_API_CALL clEnqueueReadBufferRect(cl_command_queue q, cl_mem buffer, cl_bool blocking,
+                                           const size_t *buffer_origin, const size_t *host_origin,
+                                           const size_t *region, size_t buffer_row_pitch,
+                                           size_t buffer_slice_pitch, size_t host_row_pitch,
+                                           size_t host_slice_pitch, void *ptr, cl_uint n,
+                                           const cl_event *list, cl_event *event)
+{
+    return buffer_rect_io(q, buffer, true, blocking, buffer_origin, host_origin, region,
+                          buffer_row_pitch, buffer_slice_pitch, host_row_pitch, host_slice_pitch,
+                          ptr, n, list, event);
+}
+
+cl_int CL_API_CALL clEnqueueWriteBufferRect(cl_command_queue q, cl_mem buffer, cl_bool blocking,
+                                            const size_t *buffer_origin, const size_t *host_origin,
+                                            const size_t *region, size_t buffer_row_pitch,
+                                            size_t buffer_slice_pitch, size_t host_row_pitch,
+                                            size_t host_slice_pitch, const void *ptr, cl_uint n,
+                                            const cl_event *list, cl_event *event)
+{
+    return buffer_rect_io(q, buffer, false, blocking, buffer_origin, host_origin, region,
+                          buffer_row_pitch, buffer_slice_pitch, host_row_pitch, host_slice_pitch,
+                          (void *)ptr, n, list, event);
+}
+
+cl_int CL_API_CALL clEnqueueCopyBufferRect(cl_command_queue q, cl_mem src, cl_mem dst,
+                                           const size_t *src_origin, const size_t *dst_origin,
+                                           const size_t *region, size_t src_row_pitch,
+                                           size_t src_slice_pitch, size_t dst_row_pitch,
+                                           size_t dst_slice_pitch, cl_uint n, const cl_event *list,
+                                           cl_event *event)
+{
+    struct rect_side ss = {src_origin, src_row_pitch, src_slice_pitch, 0};
+    struct rect_side ds = {dst_origin, dst_row_pitch, dst_slice_pitch, 0};
+    cl_int err = check_buffer_in_queue(q, src);
+    if (err == CL_SUCCESS)
+        err = check_buffer_in_queue(q, dst);
+    if (err == CL_SUCCESS && (!src_origin || !dst_origin))
+        err = KILN_ERR(CL_INVALID_VALUE, "src_origin %p, dst_origin %p", (const void *)src_origin,
+                       (const void *)dst_origin);
+    if (err == CL_SUCCESS)
+        err = rect_region_check(region);
+    if (err == CL_SUCCESS)
+        err = rect_side_check(&ss, region, src->size, "source");
+    if (err == CL_SUCCESS)
+        err = rect_side_check(&ds, region, dst->size, "destination");
+    /* Within one buffer the pitches must agree (§5.2.3); Kiln rejects a difference in
+     * either, which is also what makes the overlap test below well defined. */
+    if (err == CL_SUCCESS && src == dst && (ss.row != ds.row || ss.slice != ds.slice))
+        err = KILN_ERR(CL_INVALID_VALUE,
+                       "one buffer with different pitches: rows %zu/%zu, slices %zu/%zu", ss.row,
+                       ds.row, ss.slice, ds.slice);
+    if (err == CL_SUCCESS && src == dst &&
+        rect_overlap(ss.offset, ds.offset, region, ss.row, ss.slice))
+        err = KILN_ERR(CL_MEM_COPY_OVERLAP, "source and destination boxes share bytes");
+    if (err == CL_SUCCESS)
+        err = kiln_rt_check_wait_list(q, n, list);
+    if (err == CL_SUCCESS)
+        err = submit_rect(q, CL_COMMAND_COPY_BUFFER_RECT, dst->data, &ds, src->data, &ss, region,
+                          src, dst, CL_FALSE, n, list, event);
+    return err;
+}
+
+/* ---- migration ------------------------------------------------------------------ */
+
+/*
+ * One device that shares the host's memory: there is nothing to move, but the
+ * migration is still a command with an event, ordered in its queue (§5.5.5).
+ */
+cl_int CL_API_CALL clEnqueueMigrateMemObjects(cl_command_queue q, cl_uint num_mem_objects,
+                                              const cl_mem *mem_objects,
+                                              cl_mem_migration_flags flags, cl_uint n,
+                                              const cl_event *list, cl_event *event)
+{
+    cl_int err = kiln_rt_check_queue(q);
+    if (err == CL_SUCCESS && (num_mem_objects == 0 || mem_objects == NULL))
+        err = KILN_ERR(CL_INVALID_VALUE, "num_mem_objects %u, mem_objects %p", num_mem_objects,
+                       (const void *)mem_objects);
+    for (cl_uint i = 0; err == CL_SUCCESS && i < num_mem_objects; i++) {
+        if (!kiln_rt_obj_is(mem_objects[i], KILN_TAG_MEM))
+            err = KILN_ERR(CL_INVALID_MEM_OBJECT, "entry %u is not a memory object", i);
+        else if (mem_objects[i]->context != q->context)
+            err = KILN_ERR(CL_INVALID_CONTEXT, "memory object %u belongs to another context", i);
+    }
+    if (err == CL_SUCCESS &&
+        (flags & ~(cl_mem_migration_flags)(CL_MIGRATE_MEM_OBJECT_HOST |
+                                           CL_MIGRATE_MEM_OBJECT_CONTENT_UNDEFINED)))
+        err =
+            KILN_ERR(CL_INVALID_VALUE, "unknown migration flags 0x%llx", (unsigned long long)flags);
+    if (err == CL_SUCCESS)
+        err = kiln_rt_check_wait_list(q, n, list);
+    struct kiln_rt_command *cmd = NULL;
+    if (err == CL_SUCCESS)
+        err = kiln_rt_command_create(q, KILN_CMD_MIGRATE, CL_COMMAND_MIGRATE_MEM_OBJECTS, &cmd);
+    if (err == CL_SUCCESS)
+        err = kiln_rt_command_submit(cmd, n, list, event, false);
     return err;
 }

@@ -144,6 +144,20 @@ cl_int kiln_rt_check_device_type(cl_device_type type);
 cl_int kiln_rt_device_sched(cl_device_id d, struct kiln_sched **out);
 cl_ulong kiln_rt_now_ns(void);
 
+/* ---- callbacks (event.c, mem.c, context.c) ------------------------------------- */
+
+/*
+ * One registered application callback. The runtime detaches a list of these under
+ * the owner's lock and calls them after dropping it (docs/locking.md): no callback
+ * runs with a Kiln lock held.
+ */
+struct kiln_rt_callback {
+    void (*fn)(void); /* cast back to the registered type before the call */
+    void *user_data;
+    cl_int type; /* events: the status it waits for */
+    struct kiln_rt_callback *next;
+};
+
 /* ---- context (context.c) ------------------------------------------------------- */
 
 struct _cl_context {
@@ -153,6 +167,8 @@ struct _cl_context {
     size_t num_props;             /* entries in props including the terminator */
     void(CL_CALLBACK *notify)(const char *, const void *, size_t, void *);
     void *notify_data;
+    pthread_mutex_t lock;           /* leaf: guards dtors */
+    struct kiln_rt_callback *dtors; /* under lock: destructor callbacks, newest first */
 };
 
 cl_int kiln_rt_check_context(cl_context c);
@@ -170,7 +186,8 @@ struct _cl_event {
     pthread_cond_t cond;
     atomic_int status;           /* written under lock; read anywhere with acquire */
     struct kiln_rt_dep *waiters; /* under lock: commands waiting on this event */
-    cl_ulong t_queued, t_submit, t_start, t_end; /* under lock once complete */
+    struct kiln_rt_callback *callbacks, **callbacks_tail; /* under lock, in registration order */
+    cl_ulong t_queued, t_submit, t_start, t_end;          /* under lock once complete */
 };
 
 cl_int kiln_rt_check_event(cl_event e);
@@ -192,7 +209,9 @@ enum kiln_rt_cmd_kind {
     KILN_CMD_FILL,
     KILN_CMD_MAP,
     KILN_CMD_UNMAP,
-    KILN_CMD_MARKER, /* markers and barriers: nothing to run */
+    KILN_CMD_MARKER,  /* markers and barriers: nothing to run */
+    KILN_CMD_RECT,    /* rectangular read, write or copy */
+    KILN_CMD_MIGRATE, /* one device with host memory: nothing to move */
 };
 
 struct kiln_rt_ndrange {
@@ -218,6 +237,15 @@ struct kiln_rt_copy {
     unsigned char pattern_store[128];
 };
 
+/* A box of region[2] slices of region[1] rows of region[0] bytes. */
+struct kiln_rt_rect {
+    unsigned char *dst;
+    const unsigned char *src;
+    size_t region[3];
+    size_t dst_row, dst_slice; /* pitches in bytes */
+    size_t src_row, src_slice;
+};
+
 /* One edge of the command graph: `cmd` waits for the event whose list holds this. */
 struct kiln_rt_dep {
     struct kiln_rt_command *cmd;
@@ -239,6 +267,7 @@ struct kiln_rt_command {
     union {
         struct kiln_rt_ndrange nd;
         struct kiln_rt_copy copy;
+        struct kiln_rt_rect rect;
     } u;
 };
 
@@ -293,9 +322,12 @@ struct _cl_mem {
     void *host_ptr; /* as given with CL_MEM_USE_HOST_PTR, else NULL */
     unsigned char *data;
     bool owns_data;
+    cl_mem parent; /* sub-buffers: the buffer they view (held); else NULL */
+    size_t offset; /* sub-buffers: origin in the parent */
     pthread_mutex_t lock;
     struct kiln_rt_mapping *maps; /* under lock */
     atomic_uint map_count;
+    struct kiln_rt_callback *dtors; /* under lock: destructor callbacks, newest first */
 };
 
 cl_int kiln_rt_check_mem(cl_mem m);
