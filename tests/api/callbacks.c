@@ -1,0 +1,350 @@
+/*
+ * Callbacks: clSetEventCallback (each status, failures, order, registration after
+ * the fact, completions on worker threads, re-entry into the API from a callback),
+ * clSetMemObjectDestructorCallback and clSetContextDestructorCallback (reverse
+ * order, only once the object is really freed), clSetProgramReleaseCallback
+ * (refused: see docs/runtime.md).
+ */
+#include "kiln_test.h"
+
+#include <stdatomic.h>
+#include <time.h>
+
+/* What each callback saw, in call order. */
+#define MAX_CALLS 64
+static struct call {
+    int tag;
+    cl_int status;
+} calls[MAX_CALLS];
+static atomic_int num_calls;
+
+static void record(int tag, cl_int status)
+{
+    int i = atomic_fetch_add(&num_calls, 1);
+    if (i < MAX_CALLS) {
+        calls[i].tag = tag;
+        calls[i].status = status;
+    }
+}
+
+static void reset(void)
+{
+    atomic_store(&num_calls, 0);
+    memset(calls, 0, sizeof(calls));
+}
+
+static void CL_CALLBACK on_event(cl_event e, cl_int status, void *data)
+{
+    (void)e;
+    record((int)(intptr_t)data, status);
+}
+
+/* Wait up to two seconds for `n` calls: callbacks may come from worker threads. */
+static int wait_calls(int n)
+{
+    for (int i = 0; i < 2000 && atomic_load(&num_calls) < n; i++) {
+        struct timespec ts = {0, 1000000};
+        nanosleep(&ts, NULL);
+    }
+    return atomic_load(&num_calls);
+}
+
+static void test_event_errors(struct kt_env *env)
+{
+    cl_int err;
+    cl_event u = clCreateUserEvent(env->context, &err);
+    KT_REQUIRE(err == CL_SUCCESS, "user event: %d", err);
+    KT_EXPECT(clSetEventCallback(NULL, CL_COMPLETE, on_event, NULL), CL_INVALID_EVENT);
+    KT_EXPECT(clSetEventCallback((cl_event)env->queue, CL_COMPLETE, on_event, NULL),
+              CL_INVALID_EVENT);
+    KT_EXPECT(clSetEventCallback(u, CL_COMPLETE, NULL, NULL), CL_INVALID_VALUE);
+    KT_EXPECT(clSetEventCallback(u, CL_QUEUED, on_event, NULL), CL_INVALID_VALUE);
+    KT_EXPECT(clSetEventCallback(u, 42, on_event, NULL), CL_INVALID_VALUE);
+    KT_EXPECT(clSetEventCallback(u, -1, on_event, NULL), CL_INVALID_VALUE);
+    clReleaseEvent(u); /* never set: its pending callbacks are dropped, never called */
+}
+
+static void test_user_event(struct kt_env *env)
+{
+    cl_int err;
+    reset();
+    cl_event u = clCreateUserEvent(env->context, &err);
+    KT_REQUIRE(err == CL_SUCCESS, "user event: %d", err);
+    /* A user event starts CL_SUBMITTED: that callback is due at once. */
+    KT_EXPECT(clSetEventCallback(u, CL_SUBMITTED, on_event, (void *)1), CL_SUCCESS);
+    KT_CHECK(atomic_load(&num_calls) == 1 && calls[0].tag == 1 && calls[0].status == CL_SUBMITTED,
+             "SUBMITTED callback on a submitted event: %d calls", atomic_load(&num_calls));
+    KT_EXPECT(clSetEventCallback(u, CL_COMPLETE, on_event, (void *)2), CL_SUCCESS);
+    KT_EXPECT(clSetEventCallback(u, CL_RUNNING, on_event, (void *)3), CL_SUCCESS);
+    KT_EXPECT(clSetEventCallback(u, CL_COMPLETE, on_event, (void *)4), CL_SUCCESS);
+    KT_CHECK(atomic_load(&num_calls) == 1, "called before the status was reached");
+    KT_EXPECT(clSetUserEventStatus(u, CL_COMPLETE), CL_SUCCESS);
+    KT_REQUIRE(wait_calls(4) == 4, "%d calls", atomic_load(&num_calls));
+    /* Registration order; each gets the status it waited for. */
+    KT_CHECK(calls[1].tag == 2 && calls[1].status == CL_COMPLETE, "call 1: %d/%d", calls[1].tag,
+             calls[1].status);
+    KT_CHECK(calls[2].tag == 3 && calls[2].status == CL_RUNNING, "call 2: %d/%d", calls[2].tag,
+             calls[2].status);
+    KT_CHECK(calls[3].tag == 4 && calls[3].status == CL_COMPLETE, "call 3: %d/%d", calls[3].tag,
+             calls[3].status);
+    /* After completion a new callback is called at once, once. */
+    KT_EXPECT(clSetEventCallback(u, CL_RUNNING, on_event, (void *)5), CL_SUCCESS);
+    KT_CHECK(atomic_load(&num_calls) == 5 && calls[4].tag == 5 && calls[4].status == CL_RUNNING,
+             "late registration: %d calls", atomic_load(&num_calls));
+    clReleaseEvent(u);
+
+    /* A user event that fails passes its negative status to every callback. */
+    reset();
+    u = clCreateUserEvent(env->context, &err);
+    KT_EXPECT(clSetEventCallback(u, CL_RUNNING, on_event, (void *)6), CL_SUCCESS);
+    KT_EXPECT(clSetEventCallback(u, CL_COMPLETE, on_event, (void *)7), CL_SUCCESS);
+    KT_EXPECT(clSetUserEventStatus(u, -42), CL_SUCCESS);
+    KT_REQUIRE(wait_calls(2) == 2, "%d calls", atomic_load(&num_calls));
+    KT_CHECK(calls[0].tag == 6 && calls[0].status == -42 && calls[1].tag == 7 &&
+                 calls[1].status == -42,
+             "failure status: %d/%d %d/%d", calls[0].tag, calls[0].status, calls[1].tag,
+             calls[1].status);
+    KT_EXPECT(clSetEventCallback(u, CL_COMPLETE, on_event, (void *)8), CL_SUCCESS);
+    KT_CHECK(atomic_load(&num_calls) == 3 && calls[2].status == -42, "late, failed: %d",
+             calls[2].status);
+    clReleaseEvent(u);
+}
+
+/* A command's event: nothing is called while it waits; all statuses once it runs;
+ * a failed dependency gives the callbacks the command's negative status. */
+static void test_command_events(struct kt_env *env)
+{
+    cl_int err;
+    reset();
+    cl_event u = clCreateUserEvent(env->context, &err);
+    cl_event m = NULL;
+    KT_EXPECT(clEnqueueMarkerWithWaitList(env->queue, 1, &u, &m), CL_SUCCESS);
+    KT_EXPECT(clSetEventCallback(m, CL_SUBMITTED, on_event, (void *)1), CL_SUCCESS);
+    KT_EXPECT(clSetEventCallback(m, CL_RUNNING, on_event, (void *)2), CL_SUCCESS);
+    KT_EXPECT(clSetEventCallback(m, CL_COMPLETE, on_event, (void *)3), CL_SUCCESS);
+    KT_CHECK(atomic_load(&num_calls) == 0, "%d calls while the command waits",
+             atomic_load(&num_calls));
+    KT_EXPECT(clSetUserEventStatus(u, CL_COMPLETE), CL_SUCCESS);
+    KT_EXPECT(clWaitForEvents(1, &m), CL_SUCCESS);
+    KT_REQUIRE(wait_calls(3) == 3, "%d calls", atomic_load(&num_calls));
+    for (int i = 0; i < 3; i++)
+        KT_CHECK(calls[i].tag == i + 1 && calls[i].status == CL_SUBMITTED - i, "call %d: %d/%d", i,
+                 calls[i].tag, calls[i].status);
+    clReleaseEvent(m);
+    clReleaseEvent(u);
+
+    reset();
+    u = clCreateUserEvent(env->context, &err);
+    KT_EXPECT(clEnqueueMarkerWithWaitList(env->queue, 1, &u, &m), CL_SUCCESS);
+    KT_EXPECT(clSetEventCallback(m, CL_SUBMITTED, on_event, (void *)1), CL_SUCCESS);
+    KT_EXPECT(clSetEventCallback(m, CL_COMPLETE, on_event, (void *)2), CL_SUCCESS);
+    KT_EXPECT(clSetUserEventStatus(u, -7), CL_SUCCESS);
+    KT_REQUIRE(wait_calls(2) == 2, "%d calls", atomic_load(&num_calls));
+    KT_CHECK(calls[0].tag == 1 && calls[0].status == CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST &&
+                 calls[1].tag == 2 &&
+                 calls[1].status == CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST,
+             "failed command: %d/%d %d/%d", calls[0].tag, calls[0].status, calls[1].tag,
+             calls[1].status);
+    clReleaseEvent(m);
+    clReleaseEvent(u);
+    KT_EXPECT(clFinish(env->queue), CL_SUCCESS);
+}
+
+/* Completion on a worker thread: a copy large enough to leave the calling thread. */
+static void test_worker_completion(struct kt_env *env)
+{
+    cl_int err;
+    reset();
+    const size_t size = 8u << 20;
+    cl_mem a = clCreateBuffer(env->context, CL_MEM_READ_WRITE, size, NULL, &err);
+    cl_mem b = clCreateBuffer(env->context, CL_MEM_READ_WRITE, size, NULL, &err);
+    KT_REQUIRE(a && b, "buffers: %d", err);
+    for (int i = 0; i < 8; i++) {
+        cl_event e;
+        KT_EXPECT(
+            clEnqueueCopyBuffer(env->queue, i % 2 ? b : a, i % 2 ? a : b, 0, 0, size, 0, NULL, &e),
+            CL_SUCCESS);
+        KT_EXPECT(clSetEventCallback(e, CL_COMPLETE, on_event, (void *)(intptr_t)(10 + i)),
+                  CL_SUCCESS);
+        clReleaseEvent(e); /* the callback keeps working without the application's reference */
+    }
+    KT_EXPECT(clFinish(env->queue), CL_SUCCESS);
+    KT_CHECK(wait_calls(8) == 8, "%d of 8 completion callbacks", atomic_load(&num_calls));
+    int seen = 0;
+    for (int i = 0; i < 8; i++) {
+        KT_CHECK(calls[i].status == CL_COMPLETE, "status %d", calls[i].status);
+        seen |= 1 << (calls[i].tag - 10);
+    }
+    KT_CHECK(seen == 0xff, "tags seen 0x%x", seen);
+    clReleaseMemObject(a);
+    clReleaseMemObject(b);
+}
+
+/* A callback that re-enters the runtime: with any Kiln lock held this deadlocks. */
+static struct kt_env *reentry_env;
+static atomic_int reentry_done;
+static void CL_CALLBACK reenter(cl_event e, cl_int status, void *data)
+{
+    (void)data;
+    cl_int st = 99;
+    clGetEventInfo(e, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof(st), &st, NULL);
+    if (st != status)
+        record(-1, st);
+    /* The event's own lock, then the queue's lock and a new command. */
+    clSetEventCallback(e, CL_COMPLETE, on_event, (void *)77);
+    cl_event m = NULL;
+    if (clEnqueueMarkerWithWaitList(reentry_env->queue, 1, &e, &m) == CL_SUCCESS) {
+        clSetEventCallback(m, CL_COMPLETE, on_event, (void *)78);
+        clReleaseEvent(m);
+    }
+    atomic_store(&reentry_done, 1);
+}
+
+static void test_reentry(struct kt_env *env)
+{
+    cl_int err;
+    reset();
+    reentry_env = env;
+    cl_event u = clCreateUserEvent(env->context, &err);
+    cl_event m = NULL;
+    KT_EXPECT(clEnqueueMarkerWithWaitList(env->queue, 1, &u, &m), CL_SUCCESS);
+    KT_EXPECT(clSetEventCallback(m, CL_COMPLETE, reenter, NULL), CL_SUCCESS);
+    KT_EXPECT(clSetUserEventStatus(u, CL_COMPLETE), CL_SUCCESS);
+    KT_EXPECT(clFinish(env->queue), CL_SUCCESS);
+    KT_CHECK(wait_calls(2) == 2, "%d calls", atomic_load(&num_calls));
+    KT_CHECK(atomic_load(&reentry_done), "the re-entering callback finished");
+    int tags = 0;
+    for (int i = 0; i < 2; i++)
+        tags += calls[i].tag;
+    KT_CHECK(tags == 77 + 78, "callbacks from inside a callback: %d/%d", calls[0].tag,
+             calls[1].tag);
+    clReleaseEvent(m);
+    clReleaseEvent(u);
+}
+
+static void CL_CALLBACK on_mem(cl_mem m, void *data)
+{
+    (void)m;
+    record((int)(intptr_t)data, 0);
+}
+
+static void CL_CALLBACK free_host(cl_mem m, void *data)
+{
+    (void)m;
+    free(data);
+    record(100, 0);
+}
+
+static void test_mem_destructors(struct kt_env *env)
+{
+    cl_int err;
+    reset();
+    KT_EXPECT(clSetMemObjectDestructorCallback(NULL, on_mem, NULL), CL_INVALID_MEM_OBJECT);
+    KT_EXPECT(clSetMemObjectDestructorCallback((cl_mem)env->context, on_mem, NULL),
+              CL_INVALID_MEM_OBJECT);
+    cl_mem b = clCreateBuffer(env->context, CL_MEM_READ_WRITE, 1024, NULL, &err);
+    KT_REQUIRE(b, "buffer: %d", err);
+    KT_EXPECT(clSetMemObjectDestructorCallback(b, NULL, NULL), CL_INVALID_VALUE);
+    for (int i = 1; i <= 3; i++)
+        KT_EXPECT(clSetMemObjectDestructorCallback(b, on_mem, (void *)(intptr_t)i), CL_SUCCESS);
+    KT_EXPECT(clRetainMemObject(b), CL_SUCCESS);
+    KT_EXPECT(clReleaseMemObject(b), CL_SUCCESS);
+    KT_CHECK(atomic_load(&num_calls) == 0, "called while still referenced");
+    KT_EXPECT(clReleaseMemObject(b), CL_SUCCESS);
+    KT_REQUIRE(wait_calls(3) == 3, "%d calls", atomic_load(&num_calls));
+    KT_CHECK(calls[0].tag == 3 && calls[1].tag == 2 && calls[2].tag == 1, "reverse order: %d %d %d",
+             calls[0].tag, calls[1].tag, calls[2].tag);
+
+    /* Released while a command that uses it waits: called once the command is done. */
+    reset();
+    void *host = malloc(4096);
+    KT_REQUIRE(host, "malloc");
+    b = clCreateBuffer(env->context, CL_MEM_USE_HOST_PTR, 4096, host, &err);
+    KT_REQUIRE(b, "buffer: %d", err);
+    KT_EXPECT(clSetMemObjectDestructorCallback(b, free_host, host), CL_SUCCESS);
+    cl_event u = clCreateUserEvent(env->context, &err);
+    cl_int pattern = 5;
+    KT_EXPECT(clEnqueueFillBuffer(env->queue, b, &pattern, sizeof(pattern), 0, 4096, 1, &u, NULL),
+              CL_SUCCESS);
+    KT_EXPECT(clReleaseMemObject(b), CL_SUCCESS);
+    KT_CHECK(atomic_load(&num_calls) == 0, "called while a command uses the buffer");
+    KT_EXPECT(clSetUserEventStatus(u, CL_COMPLETE), CL_SUCCESS);
+    KT_EXPECT(clFinish(env->queue), CL_SUCCESS);
+    KT_CHECK(wait_calls(1) == 1 && calls[0].tag == 100, "destructor after the command: %d calls",
+             atomic_load(&num_calls));
+    clReleaseEvent(u);
+
+    /* A sub-buffer holds its parent: the parent's destructor waits for it. */
+    reset();
+    b = clCreateBuffer(env->context, CL_MEM_READ_WRITE, 1024, NULL, &err);
+    cl_buffer_region r = {0, 256};
+    cl_mem s = clCreateSubBuffer(b, 0, CL_BUFFER_CREATE_TYPE_REGION, &r, &err);
+    KT_REQUIRE(s, "sub-buffer: %d", err);
+    KT_EXPECT(clSetMemObjectDestructorCallback(b, on_mem, (void *)1), CL_SUCCESS);
+    KT_EXPECT(clSetMemObjectDestructorCallback(s, on_mem, (void *)2), CL_SUCCESS);
+    KT_EXPECT(clReleaseMemObject(b), CL_SUCCESS);
+    KT_CHECK(atomic_load(&num_calls) == 0, "parent freed under a live sub-buffer");
+    KT_EXPECT(clReleaseMemObject(s), CL_SUCCESS);
+    KT_CHECK(wait_calls(2) == 2 && calls[0].tag == 2 && calls[1].tag == 1,
+             "sub-buffer, then parent: %d %d", calls[0].tag, calls[1].tag);
+}
+
+static void CL_CALLBACK on_context(cl_context c, void *data)
+{
+    (void)c;
+    record((int)(intptr_t)data, 0);
+}
+
+static void test_context_destructors(struct kt_env *env)
+{
+    cl_int err;
+    reset();
+    KT_EXPECT(clSetContextDestructorCallback(NULL, on_context, NULL), CL_INVALID_CONTEXT);
+    KT_EXPECT(clSetContextDestructorCallback(env->context, NULL, NULL), CL_INVALID_VALUE);
+    cl_context c = clCreateContext(NULL, 1, &env->device, NULL, NULL, &err);
+    KT_REQUIRE(c, "context: %d", err);
+    cl_mem b = clCreateBuffer(c, CL_MEM_READ_WRITE, 64, NULL, &err);
+    KT_REQUIRE(b, "buffer: %d", err);
+    KT_EXPECT(clSetContextDestructorCallback(c, on_context, (void *)1), CL_SUCCESS);
+    KT_EXPECT(clSetContextDestructorCallback(c, on_context, (void *)2), CL_SUCCESS);
+    KT_EXPECT(clReleaseContext(c), CL_SUCCESS);
+    KT_CHECK(atomic_load(&num_calls) == 0, "context freed while a buffer holds it");
+    KT_EXPECT(clReleaseMemObject(b), CL_SUCCESS);
+    KT_CHECK(wait_calls(2) == 2 && calls[0].tag == 2 && calls[1].tag == 1, "reverse order: %d %d",
+             calls[0].tag, calls[1].tag);
+}
+
+static void CL_CALLBACK on_program(cl_program p, void *data)
+{
+    (void)p;
+    (void)data;
+}
+
+static void test_program_release(struct kt_env *env)
+{
+    cl_int err;
+    const char *src = "kernel void k(void) {}";
+    cl_program p = clCreateProgramWithSource(env->context, 1, &src, NULL, &err);
+    KT_REQUIRE(p, "program: %d", err);
+    KT_EXPECT(clSetProgramReleaseCallback(NULL, on_program, NULL), CL_INVALID_PROGRAM);
+    KT_EXPECT(clSetProgramReleaseCallback(p, NULL, NULL), CL_INVALID_VALUE);
+    /* OpenCL 3.0 lets a device without program-scope global destructors refuse. */
+    KT_EXPECT(clSetProgramReleaseCallback(p, on_program, NULL), CL_INVALID_OPERATION);
+    clReleaseProgram(p);
+}
+
+int main(void)
+{
+    struct kt_env env;
+    kt_setup(&env, 0);
+    test_event_errors(&env);
+    test_user_event(&env);
+    test_command_events(&env);
+    test_worker_completion(&env);
+    test_reentry(&env);
+    test_mem_destructors(&env);
+    test_context_destructors(&env);
+    test_program_release(&env);
+    kt_teardown(&env);
+    return kt_finish("callbacks");
+}
