@@ -312,15 +312,93 @@ static void depend(struct kiln_rt_command *cmd, struct kiln_rt_dep *dep, cl_even
         atomic_store_explicit(&cmd->dep_fail, 1, memory_order_release);
 }
 
+/* Under q->lock: drop the events of outstanding commands that have ended. Dropping
+ * cannot destroy the queue (the caller holds it) and an event's destroy takes no
+ * lock and calls nothing back. */
+static void prune_outstanding(cl_command_queue q)
+{
+    size_t kept = 0;
+    for (size_t i = 0; i < q->num_outstanding; i++) {
+        cl_event e = q->outstanding[i];
+        if (atomic_load_explicit(&e->status, memory_order_acquire) <= CL_COMPLETE)
+            kiln_rt_obj_drop(&e->obj);
+        else
+            q->outstanding[kept++] = e;
+    }
+    q->num_outstanding = kept;
+}
+
+/*
+ * Under q->lock, for an out-of-order queue: attach the queue's implicit
+ * dependencies of cmd and record its event. OpenCL 3.0 §5.13: a marker or barrier
+ * with an empty wait list waits for every earlier command; a barrier also makes
+ * every later command wait for it. Other commands wait only for the newest
+ * barrier. `deps` has room for the outstanding events plus one.
+ */
+static cl_int order_out_of_order(struct kiln_rt_command *cmd, bool after_all, bool barrier,
+                                 struct kiln_rt_dep *deps)
+{
+    cl_command_queue q = cmd->queue;
+    /* Room for this command's event first, so that a failure attaches nothing. */
+    if (q->num_outstanding == q->cap_outstanding) {
+        size_t cap = q->cap_outstanding ? 2 * q->cap_outstanding : 16;
+        cl_event *grown = realloc(q->outstanding, cap * sizeof(*grown));
+        if (!grown)
+            return KILN_ERR(CL_OUT_OF_HOST_MEMORY, "out-of-order queue bookkeeping");
+        q->outstanding = grown;
+        q->cap_outstanding = cap;
+    }
+    size_t used = 0;
+    if (q->last)
+        depend(cmd, &deps[used++], q->last, false);
+    if (after_all)
+        for (size_t i = 0; i < q->num_outstanding; i++)
+            depend(cmd, &deps[used++], q->outstanding[i], false);
+    if (barrier && after_all) {
+        for (size_t i = 0; i < q->num_outstanding; i++)
+            kiln_rt_obj_drop(&q->outstanding[i]->obj);
+        q->num_outstanding = 0;
+    }
+    kiln_rt_obj_hold(&cmd->event->obj);
+    q->outstanding[q->num_outstanding++] = cmd->event;
+    if (barrier) {
+        if (q->last)
+            kiln_rt_obj_drop(&q->last->obj);
+        kiln_rt_obj_hold(&cmd->event->obj);
+        q->last = cmd->event;
+    }
+    return CL_SUCCESS;
+}
+
 cl_int kiln_rt_command_submit(struct kiln_rt_command *cmd, cl_uint num_events,
                               const cl_event *wait_list, cl_event *event_ret, bool blocking)
 {
     cl_command_queue q = cmd->queue;
-    cmd->num_deps = (size_t)num_events + 1;
+    const bool ooo = q->props & CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE;
+    const bool after_all = cmd->kind == KILN_CMD_MARKER && num_events == 0;
+    const bool barrier = cmd->event->type == CL_COMMAND_BARRIER;
+
+    /* Out of order, the implicit edges are known only under the queue's lock: take
+     * it first and size the edges for them (lock order: queue, then event). */
+    size_t implicit = 1;
+    if (ooo) {
+        pthread_mutex_lock(&q->lock);
+        prune_outstanding(q);
+        if (after_all)
+            implicit += q->num_outstanding;
+    }
+    cmd->num_deps = (size_t)num_events + implicit;
     cmd->deps = calloc(cmd->num_deps, sizeof(*cmd->deps));
-    if (!cmd->deps) {
+    cl_int err = CL_SUCCESS;
+    if (!cmd->deps)
+        err = KILN_ERR(CL_OUT_OF_HOST_MEMORY, "command dependencies");
+    if (err == CL_SUCCESS && ooo)
+        err = order_out_of_order(cmd, after_all, barrier, &cmd->deps[num_events]);
+    if (err != CL_SUCCESS) { /* no edge was attached: the command can go */
+        if (ooo)
+            pthread_mutex_unlock(&q->lock);
         kiln_rt_command_discard(cmd);
-        return KILN_ERR(CL_OUT_OF_HOST_MEMORY, "command dependencies");
+        return err;
     }
     cl_event ev = cmd->event;
     /* The caller's reference and the blocking wait need the event beyond completion. */
@@ -332,13 +410,18 @@ cl_int kiln_rt_command_submit(struct kiln_rt_command *cmd, cl_uint num_events,
     for (cl_uint i = 0; i < num_events; i++)
         depend(cmd, &cmd->deps[i], wait_list[i], true);
 
-    pthread_mutex_lock(&q->lock);
-    cl_event prev = q->last;
-    if (prev)
-        depend(cmd, &cmd->deps[num_events], prev, false);
-    kiln_rt_obj_hold(&ev->obj);
-    q->last = ev;
-    pthread_mutex_unlock(&q->lock);
+    cl_event prev = NULL;
+    if (ooo) {
+        pthread_mutex_unlock(&q->lock);
+    } else {
+        pthread_mutex_lock(&q->lock);
+        prev = q->last;
+        if (prev)
+            depend(cmd, &cmd->deps[num_events], prev, false);
+        kiln_rt_obj_hold(&ev->obj);
+        q->last = ev;
+        pthread_mutex_unlock(&q->lock);
+    }
     if (prev)
         kiln_rt_obj_drop(&prev->obj);
 

@@ -1,9 +1,11 @@
 /*
- * Host command queues (in-order), markers and barriers, clFlush and clFinish.
+ * Host command queues (in-order and out-of-order), markers and barriers, clFlush
+ * and clFinish.
  *
  * Commands start as soon as their dependencies are met, so clFlush has nothing to
- * push; clFinish waits for the newest command, which in an in-order queue completes
- * after every earlier one.
+ * push. In an in-order queue clFinish waits for the newest command, which completes
+ * after every earlier one; in an out-of-order queue it waits for a marker that
+ * depends on every command still outstanding (command.c keeps that list).
  */
 #include "rt_internal.h"
 
@@ -17,11 +19,20 @@ cl_int kiln_rt_check_queue(cl_command_queue q)
     return CL_SUCCESS;
 }
 
+static void drop_outstanding(cl_command_queue q)
+{
+    for (size_t i = 0; i < q->num_outstanding; i++)
+        kiln_rt_obj_drop(&q->outstanding[i]->obj);
+    q->num_outstanding = 0;
+}
+
 static void queue_destroy(struct kiln_object *obj)
 {
     cl_command_queue q = (cl_command_queue)obj;
     if (q->last)
         kiln_rt_obj_drop(&q->last->obj);
+    drop_outstanding(q);
+    free(q->outstanding);
     pthread_mutex_destroy(&q->lock);
     kiln_rt_obj_drop(&q->context->obj);
     free(q->prop_list);
@@ -37,9 +48,16 @@ static void queue_last_ref(struct kiln_object *obj)
     pthread_mutex_lock(&q->lock);
     cl_event last = q->last;
     q->last = NULL;
+    cl_event *outstanding = q->outstanding;
+    size_t num = q->num_outstanding;
+    q->outstanding = NULL;
+    q->num_outstanding = q->cap_outstanding = 0;
     pthread_mutex_unlock(&q->lock);
     if (last)
         kiln_rt_obj_drop(&last->obj);
+    for (size_t i = 0; i < num; i++)
+        kiln_rt_obj_drop(&outstanding[i]->obj);
+    free(outstanding);
 }
 
 static cl_int check_queue_props(cl_command_queue_properties props)
@@ -54,9 +72,6 @@ static cl_int check_queue_props(cl_command_queue_properties props)
         return KILN_ERR(CL_INVALID_VALUE, "CL_QUEUE_ON_DEVICE_DEFAULT without CL_QUEUE_ON_DEVICE");
     if (props & CL_QUEUE_ON_DEVICE)
         return KILN_ERR(CL_INVALID_QUEUE_PROPERTIES, "device-side queues are not supported yet");
-    if (props & CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE)
-        return KILN_ERR(CL_INVALID_QUEUE_PROPERTIES,
-                        "out-of-order host queues are not supported yet");
     return CL_SUCCESS;
 }
 
@@ -209,18 +224,9 @@ cl_int CL_API_CALL clFlush(cl_command_queue q)
 cl_int CL_API_CALL clFinish(cl_command_queue q)
 {
     cl_int err = kiln_rt_check_queue(q);
-    if (err != CL_SUCCESS)
-        return err;
-    pthread_mutex_lock(&q->lock);
-    cl_event last = q->last;
-    if (last)
-        kiln_rt_obj_hold(&last->obj);
-    pthread_mutex_unlock(&q->lock);
-    if (last) {
-        kiln_rt_event_wait(last);
-        kiln_rt_obj_drop(&last->obj);
-    }
-    return CL_SUCCESS;
+    if (err == CL_SUCCESS)
+        err = kiln_rt_queue_finish(q);
+    return err;
 }
 
 static cl_int enqueue_marker(cl_command_queue q, cl_command_type type, cl_uint n,
@@ -235,6 +241,29 @@ static cl_int enqueue_marker(cl_command_queue q, cl_command_type type, cl_uint n
     if (err == CL_SUCCESS)
         err = kiln_rt_command_submit(cmd, n, list, event, false);
     return err;
+}
+
+cl_int kiln_rt_queue_finish(cl_command_queue q)
+{
+    if (q->props & CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE) {
+        /* A marker with an empty wait list waits for every earlier command. */
+        struct kiln_rt_command *cmd = NULL;
+        cl_int err = kiln_rt_command_create(q, KILN_CMD_MARKER, CL_COMMAND_MARKER, &cmd);
+        if (err == CL_SUCCESS)
+            err = kiln_rt_command_submit(cmd, 0, NULL, NULL, true);
+        /* Earlier commands that failed do not make clFinish fail. */
+        return err == CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST ? CL_SUCCESS : err;
+    }
+    pthread_mutex_lock(&q->lock);
+    cl_event last = q->last;
+    if (last)
+        kiln_rt_obj_hold(&last->obj);
+    pthread_mutex_unlock(&q->lock);
+    if (last) {
+        kiln_rt_event_wait(last);
+        kiln_rt_obj_drop(&last->obj);
+    }
+    return CL_SUCCESS;
 }
 
 cl_int CL_API_CALL clEnqueueMarkerWithWaitList(cl_command_queue q, cl_uint n, const cl_event *list,

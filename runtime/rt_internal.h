@@ -299,8 +299,18 @@ struct _cl_command_queue {
     cl_queue_properties *prop_list; /* as given to ...WithProperties, or NULL */
     size_t num_prop_list;
     pthread_mutex_t lock;
-    cl_event last; /* under lock: the newest command's event (held), or NULL */
+    /* under lock: in-order, the newest command's event; out-of-order, the newest
+     * barrier's event, which every later command waits for (held), or NULL */
+    cl_event last;
+    /* out-of-order only, under lock: events of commands enqueued since the last
+     * barrier that waited for everything (held); completed ones are pruned at
+     * each enqueue */
+    cl_event *outstanding;
+    size_t num_outstanding, cap_outstanding;
 };
+
+/* Wait for every command enqueued so far in q (clFinish). */
+cl_int kiln_rt_queue_finish(cl_command_queue q);
 
 cl_int kiln_rt_check_queue(cl_command_queue q);
 
