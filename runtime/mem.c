@@ -619,23 +619,35 @@ static cl_int rect_region_check(const size_t *region)
     return CL_SUCCESS;
 }
 
+/* floor(a / b) for b > 0. */
+static long long floor_div(long long a, long long b)
+{
+    return a >= 0 ? a / b : -((-a + b - 1) / b);
+}
+
 /*
  * Whether two boxes of the same `region`, laid out with the same pitches, share a
  * byte. A byte of box A at (x1, y1, z1) equals one of box B at (x2, y2, z2) when
  * dz*slice + dy*row + dx = b - a for differences |dx| < w, |dy| < h, |dz| < d.
- * For each dz, row >= w leaves at most two candidate dy (the quotient of the rest
- * by row, rounded down or up); each fixes dx, which is then range checked.
+ * The checked pitches give row >= w and slice >= h*row, so |dy*row + dx| < slice
+ * and |dx| < row: dz can only be the quotient of b - a by slice rounded down or
+ * up, and for each, dy the quotient of the rest by row rounded down or up; each
+ * candidate fixes dx, which is then range checked. Constant time, and exact even
+ * when an origin runs past the end of a row or slice.
  */
 static bool rect_overlap(size_t a, size_t b, const size_t *region, size_t row, size_t slice)
 {
     const long long delta = (long long)b - (long long)a;
     const long long w = (long long)region[0], h = (long long)region[1], d = (long long)region[2];
     const long long R = (long long)row, S = (long long)slice;
-    for (long long dz = -(d - 1); dz <= d - 1; dz++) {
-        long long rest = delta - dz * S;
-        long long q = rest >= 0 ? rest / R : -((-rest + R - 1) / R); /* floor */
-        for (long long dy = q; dy <= q + 1; dy++) {
-            long long dx = rest - dy * R;
+    const long long qz = floor_div(delta, S);
+    for (long long dz = qz; dz <= qz + 1; dz++) {
+        if (dz <= -d || dz >= d)
+            continue;
+        const long long rest = delta - dz * S;
+        const long long qy = floor_div(rest, R);
+        for (long long dy = qy; dy <= qy + 1; dy++) {
+            const long long dx = rest - dy * R;
             if (dy > -h && dy < h && dx > -w && dx < w)
                 return true;
         }

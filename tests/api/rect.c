@@ -271,7 +271,7 @@ static void test_overlap_random(struct kt_env *env)
     cl_mem buf = clCreateBuffer(env->context, CL_MEM_READ_WRITE, SIZE, NULL, &err);
     KT_REQUIRE(err == CL_SUCCESS, "buffer: %d", err);
     int overlaps = 0, copies = 0;
-    for (int iter = 0; iter < 600; iter++) {
+    for (int iter = 0; iter < 3000; iter++) {
         size_t region[3] = {1 + rnd(8), 1 + rnd(4), 1 + rnd(3)};
         size_t row = region[0] + rnd(6);
         size_t slice = row * (region[1] + rnd(3));
