@@ -345,6 +345,12 @@ static cl_int check_buffer_in_queue(cl_command_queue q, cl_mem m)
     return err;
 }
 
+/* The buffer whose bytes m views: its parent for a sub-buffer, else itself. */
+static cl_mem root_of(cl_mem m)
+{
+    return m->parent ? m->parent : m;
+}
+
 static cl_int check_range(cl_mem m, size_t offset, size_t size)
 {
     if (offset > m->size || size > m->size - offset)
@@ -429,9 +435,13 @@ cl_int CL_API_CALL clEnqueueCopyBuffer(cl_command_queue q, cl_mem src, cl_mem ds
         err = check_range(src, src_offset, size);
     if (err == CL_SUCCESS)
         err = check_range(dst, dst_offset, size);
-    if (err == CL_SUCCESS && src == dst &&
-        (src_offset < dst_offset ? dst_offset - src_offset : src_offset - dst_offset) < size)
-        err = KILN_ERR(CL_MEM_COPY_OVERLAP, "source and destination regions overlap");
+    /* §5.2.3: also between sub-buffers of one buffer (and a sub-buffer and its
+     * parent): compare the ranges in the underlying buffer. */
+    if (err == CL_SUCCESS && root_of(src) == root_of(dst)) {
+        size_t a = src->offset + src_offset, b = dst->offset + dst_offset;
+        if ((a < b ? b - a : a - b) < size)
+            err = KILN_ERR(CL_MEM_COPY_OVERLAP, "source and destination regions overlap");
+    }
     if (err == CL_SUCCESS)
         err = kiln_rt_check_wait_list(q, n, list);
     if (err == CL_SUCCESS)
@@ -655,6 +665,25 @@ static bool rect_overlap(size_t a, size_t b, const size_t *region, size_t row, s
     return false;
 }
 
+/*
+ * Whether a copy between two boxes of one underlying buffer (the same object, or
+ * sub-buffers of one buffer, or a sub-buffer and its parent) touches a byte twice.
+ * With equal pitches the answer is exact; with different pitches (possible only
+ * between different objects) Kiln compares the spans from the first to the last
+ * byte of each box, which may refuse a copy whose boxes interleave without
+ * touching.
+ */
+static bool rect_shares_bytes(cl_mem src, const struct rect_side *ss, cl_mem dst,
+                              const struct rect_side *ds, const size_t *region)
+{
+    size_t a = src->offset + ss->offset, b = dst->offset + ds->offset;
+    if (ss->row == ds->row && ss->slice == ds->slice)
+        return rect_overlap(a, b, region, ss->row, ss->slice);
+    size_t a_end = a + (region[2] - 1) * ss->slice + (region[1] - 1) * ss->row + region[0];
+    size_t b_end = b + (region[2] - 1) * ds->slice + (region[1] - 1) * ds->row + region[0];
+    return a < b_end && b < a_end;
+}
+
 static cl_int submit_rect(cl_command_queue q, cl_command_type type, unsigned char *dst,
                           const struct rect_side *ds, const unsigned char *src,
                           const struct rect_side *ss, const size_t *region, cl_mem mem_a,
@@ -769,8 +798,8 @@ cl_int CL_API_CALL clEnqueueCopyBufferRect(cl_command_queue q, cl_mem src, cl_me
         err = KILN_ERR(CL_INVALID_VALUE,
                        "one buffer with different pitches: rows %zu/%zu, slices %zu/%zu", ss.row,
                        ds.row, ss.slice, ds.slice);
-    if (err == CL_SUCCESS && src == dst &&
-        rect_overlap(ss.offset, ds.offset, region, ss.row, ss.slice))
+    if (err == CL_SUCCESS && root_of(src) == root_of(dst) &&
+        rect_shares_bytes(src, &ss, dst, &ds, region))
         err = KILN_ERR(CL_MEM_COPY_OVERLAP, "source and destination boxes share bytes");
     if (err == CL_SUCCESS)
         err = kiln_rt_check_wait_list(q, n, list);

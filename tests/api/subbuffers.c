@@ -204,6 +204,33 @@ static void test_aliasing(struct kt_env *env, cl_uint align)
     /* A copy between two sub-buffers of one parent. */
     KT_EXPECT(clEnqueueCopyBuffer(env->queue, s1, s3, 0, 0, align, 0, NULL, NULL), CL_SUCCESS);
 
+    /* Overlap is judged in the parent: between two sub-buffers, and with the parent. */
+    cl_mem s12 = sub(buf, 0, align, 2 * align, &err);
+    KT_REQUIRE(s12, "sub: %d", err);
+    KT_EXPECT(clEnqueueCopyBuffer(env->queue, s12, s1, 8, 0, 16, 0, NULL, NULL),
+              CL_MEM_COPY_OVERLAP);
+    KT_EXPECT(clEnqueueCopyBuffer(env->queue, s1, buf, 0, align + 8, 16, 0, NULL, NULL),
+              CL_MEM_COPY_OVERLAP);
+    KT_EXPECT(clEnqueueCopyBuffer(env->queue, buf, s3, 0, 0, align, 0, NULL, NULL), CL_SUCCESS);
+    KT_EXPECT(clEnqueueCopyBuffer(env->queue, s3, buf, 0, 3 * align, 16, 0, NULL, NULL),
+              CL_MEM_COPY_OVERLAP);
+    const size_t o[3] = {0, 0, 0}, o16[3] = {16, 0, 0}, rg[3] = {16, 2, 1};
+    KT_EXPECT(clEnqueueCopyBufferRect(env->queue, s12, s1, o, o, rg, 32, 64, 32, 64, 0, NULL, NULL),
+              CL_MEM_COPY_OVERLAP);
+    /* Equal pitches, side by side: no shared byte. */
+    KT_EXPECT(
+        clEnqueueCopyBufferRect(env->queue, s12, s1, o, o16, rg, 32, 64, 32, 64, 0, NULL, NULL),
+        CL_SUCCESS);
+    /* Different pitches whose spans meet: refused. */
+    KT_EXPECT(
+        clEnqueueCopyBufferRect(env->queue, s12, s1, o, o16, rg, 32, 64, 48, 96, 0, NULL, NULL),
+        CL_MEM_COPY_OVERLAP);
+    clReleaseMemObject(s12);
+    /* Restore what the copies above changed: the parent's second quarter came from s1. */
+    KT_EXPECT(clEnqueueWriteBuffer(env->queue, s1, CL_TRUE, 0, align, vals, 0, NULL, NULL),
+              CL_SUCCESS);
+    KT_EXPECT(clEnqueueCopyBuffer(env->queue, s1, s3, 0, 0, align, 0, NULL, NULL), CL_SUCCESS);
+
     /* A kernel on a sub-buffer writes into the parent's memory. */
     const char *src = "kernel void add(global int *p, int v) { p[get_global_id(0)] += v; }";
     cl_program prog = kt_build(env, src, NULL);
