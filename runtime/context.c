@@ -1,6 +1,6 @@
 /*
  * Contexts (clCreateContext, clCreateContextFromType, clRetain/ReleaseContext,
- * clGetContextInfo). A context holds Kiln's single device.
+ * clGetContextInfo, clSetContextDestructorCallback). A context holds Kiln's single device.
  */
 #include "rt_internal.h"
 

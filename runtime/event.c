@@ -1,7 +1,7 @@
 /*
  * Events: command events and user events (clWaitForEvents, clGetEventInfo,
  * clGetEventProfilingInfo, clRetain/ReleaseEvent, clCreateUserEvent,
- * clSetUserEventStatus).
+ * clSetUserEventStatus, clSetEventCallback).
  *
  * Status moves QUEUED -> SUBMITTED -> RUNNING -> COMPLETE, or to a negative error,
  * once. Finishing an event wakes its waiters (threads in kiln_rt_event_wait) and

@@ -1,7 +1,7 @@
 /*
  * Kernels and NDRange launches (clCreateKernel, clCreateKernelsInProgram,
  * clRetain/ReleaseKernel, clSetKernelArg, clGetKernelInfo, clGetKernelArgInfo,
- * clGetKernelWorkGroupInfo, clEnqueueNDRangeKernel, clEnqueueTask).
+ * clGetKernelWorkGroupInfo, clEnqueueNDRangeKernel, clEnqueueTask, clCloneKernel).
  *
  * Arguments are snapshotted at enqueue (OpenCL 3.0 §5.9.2: changing an argument
  * after enqueue does not affect that launch): buffer data pointers, __local offsets

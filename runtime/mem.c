@@ -1,7 +1,9 @@
 /*
- * Buffers and their transfer commands (clCreateBuffer[WithProperties],
- * clRetain/ReleaseMemObject, clGetMemObjectInfo, clEnqueueRead/Write/Copy/FillBuffer,
- * clEnqueueMapBuffer, clEnqueueUnmapMemObject).
+ * Buffers, sub-buffers and their transfer commands (clCreateBuffer[WithProperties],
+ * clCreateSubBuffer, clRetain/ReleaseMemObject, clGetMemObjectInfo,
+ * clSetMemObjectDestructorCallback, clEnqueueRead/Write/Copy/FillBuffer,
+ * clEnqueueRead/Write/CopyBufferRect, clEnqueueMapBuffer, clEnqueueUnmapMemObject,
+ * clEnqueueMigrateMemObjects).
  *
  * Host and device share memory, so a buffer is one allocation, 128-byte aligned
  * (page aligned and huge-page advised when large). CL_MEM_USE_HOST_PTR uses the

@@ -369,7 +369,7 @@ cl_int CL_API_CALL clSetKernelExecInfo(cl_kernel kernel, cl_kernel_exec_info par
     return KILN_ERR(CL_INVALID_VALUE, "unknown exec info 0x%x", param_name);
 }
 
-/* ---- kernels, queues, callbacks ------------------------------------------------- */
+/* ---- kernels and queues ----------------------------------------------------- */
 
 cl_int CL_API_CALL clGetKernelSubGroupInfo(cl_kernel kernel, cl_device_id device,
                                            cl_kernel_sub_group_info param_name, size_t in_size,
