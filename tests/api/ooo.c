@@ -177,6 +177,57 @@ static void test_rounds(struct kt_env *env)
     }
 }
 
+/*
+ * Independent commands really run at the same time: a kernel that waits (with a
+ * bound) for a flag that only the next command sets sees it. In an in-order queue,
+ * or with the commands run one after the other, it would give up and report 0.
+ * Needs two workers: skipped (and said so) with fewer.
+ */
+static void test_concurrency(struct kt_env *env)
+{
+    const char *threads = getenv("KILN_NUM_THREADS");
+    cl_uint cus = 0;
+    clGetDeviceInfo(env->device, CL_DEVICE_MAX_COMPUTE_UNITS, sizeof(cus), &cus, NULL);
+    if ((threads && atoi(threads) < 2) || (!threads && cus < 2)) {
+        printf("ooo: concurrency check skipped: fewer than two workers\n");
+        return;
+    }
+    const char *src = "kernel void waiter(volatile global int *flag, global int *out)\n"
+                      "{\n"
+                      "    int seen = 0;\n"
+                      "    for (int i = 0; i < (1 << 30) && !seen; i++)\n"
+                      "        seen = flag[0];\n"
+                      "    out[0] = seen;\n"
+                      "}\n"
+                      "kernel void setter(volatile global int *flag) { flag[0] = 1; }\n";
+    cl_int err;
+    cl_program p = kt_build(env, src, NULL);
+    cl_kernel waiter = clCreateKernel(p, "waiter", &err);
+    cl_kernel setter = clCreateKernel(p, "setter", &err);
+    KT_REQUIRE(waiter && setter, "kernels: %d", err);
+    cl_int zero = 0, seen = -1;
+    cl_mem flag = clCreateBuffer(env->context, CL_MEM_COPY_HOST_PTR, sizeof(zero), &zero, &err);
+    cl_mem out = clCreateBuffer(env->context, CL_MEM_COPY_HOST_PTR, sizeof(zero), &zero, &err);
+    KT_REQUIRE(flag && out, "buffers: %d", err);
+    KT_EXPECT(clSetKernelArg(waiter, 0, sizeof(flag), &flag), CL_SUCCESS);
+    KT_EXPECT(clSetKernelArg(waiter, 1, sizeof(out), &out), CL_SUCCESS);
+    KT_EXPECT(clSetKernelArg(setter, 0, sizeof(flag), &flag), CL_SUCCESS);
+    const size_t one = 1;
+    KT_EXPECT(clEnqueueNDRangeKernel(env->queue, waiter, 1, NULL, &one, &one, 0, NULL, NULL),
+              CL_SUCCESS);
+    KT_EXPECT(clEnqueueNDRangeKernel(env->queue, setter, 1, NULL, &one, &one, 0, NULL, NULL),
+              CL_SUCCESS);
+    KT_EXPECT(clFinish(env->queue), CL_SUCCESS);
+    KT_EXPECT(clEnqueueReadBuffer(env->queue, out, CL_TRUE, 0, sizeof(seen), &seen, 0, NULL, NULL),
+              CL_SUCCESS);
+    KT_CHECK(seen == 1, "the waiting kernel never saw the flag set by the next command");
+    clReleaseMemObject(flag);
+    clReleaseMemObject(out);
+    clReleaseKernel(waiter);
+    clReleaseKernel(setter);
+    clReleaseProgram(p);
+}
+
 int main(void)
 {
     struct kt_env env;
@@ -190,6 +241,7 @@ int main(void)
     test_barrier_with_list(&env, a, b);
     test_finish_waits(&env, a);
     test_rounds(&env);
+    test_concurrency(&env);
     clReleaseMemObject(a);
     clReleaseMemObject(b);
     kt_teardown(&env);
