@@ -137,6 +137,8 @@ static cl_int build(cl_program p, const char *options)
     switch (st) {
     case KILN_CC_OK:
         err = CL_SUCCESS;
+        KILN_LOG(KILN_DBG_CC, "program %p: %s", (void *)p,
+                 cc->from_cache(built) ? "loaded from the kernel cache" : "compiled");
         break;
     case KILN_CC_INVALID_OPTIONS:
         err = KILN_ERR(CL_INVALID_BUILD_OPTIONS, "options \"%s\" rejected", opts);
