@@ -142,10 +142,11 @@ enum kiln_cc_status kiln_cc_container_write(const struct kiln_cc_program *p,
 enum kiln_cc_status kiln_cc_container_check(const uint8_t *data, size_t size,
                                             struct kiln_cc_container *c, struct kiln_cc_log *log);
 /*
- * Checks the container and loads it into the empty program p (kernels and JIT);
- * *stored_log is the build log stored with it (malloc()ed) on KILN_CC_OK.
+ * Checks the container (and that its key is `key`, unless NULL) and loads it into
+ * the empty program p (kernels and JIT); *stored_log is the build log stored with
+ * it (malloc()ed) on KILN_CC_OK.
  */
-enum kiln_cc_status kiln_cc_container_load(const uint8_t *data, size_t size,
+enum kiln_cc_status kiln_cc_container_load(const uint8_t *data, size_t size, const uint8_t *key,
                                            struct kiln_cc_program *p, struct kiln_cc_log *log,
                                            char **stored_log);
 

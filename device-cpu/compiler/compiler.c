@@ -195,8 +195,7 @@ static struct kiln_cc_program *cache_lookup(const uint8_t key[KILN_CC_HASH_SIZE]
     kiln_cc_log_init(&scratch);
     struct kiln_cc_program *p = calloc(1, sizeof(*p));
     char *stored_log = NULL;
-    if (p && size >= KILN_CC_CONTAINER_HEADER && memcmp(data + 16, key, KILN_CC_HASH_SIZE) == 0 &&
-        kiln_cc_container_load(data, size, p, &scratch, &stored_log) == KILN_CC_OK &&
+    if (p && kiln_cc_container_load(data, size, key, p, &scratch, &stored_log) == KILN_CC_OK &&
         !scratch.out_of_memory) {
         p->jit_log = NULL;
         p->binary = data;
@@ -344,7 +343,7 @@ static enum kiln_cc_status load_binary(const unsigned char *data, size_t size,
         status = KILN_CC_OUT_OF_MEMORY;
         goto out_log;
     }
-    status = kiln_cc_container_load(data, size, p, &log, &stored_log);
+    status = kiln_cc_container_load(data, size, NULL, p, &log, &stored_log);
     p->jit_log = NULL;
     if (status == KILN_CC_OK) {
         p->binary = malloc(size);

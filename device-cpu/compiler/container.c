@@ -309,7 +309,7 @@ static bool read_info(struct in *in, struct kiln_cc_program *p, char ***wg_names
     return !in->bad && in->at == in->end;
 }
 
-enum kiln_cc_status kiln_cc_container_load(const uint8_t *data, size_t size,
+enum kiln_cc_status kiln_cc_container_load(const uint8_t *data, size_t size, const uint8_t *key,
                                            struct kiln_cc_program *p, struct kiln_cc_log *log,
                                            char **stored_log)
 {
@@ -317,6 +317,10 @@ enum kiln_cc_status kiln_cc_container_load(const uint8_t *data, size_t size,
     enum kiln_cc_status status = kiln_cc_container_check(data, size, &c, log);
     if (status != KILN_CC_OK)
         return status;
+    if (key && memcmp(c.key, key, KILN_CC_HASH_SIZE) != 0) {
+        kiln_cc_log_append(log, "error: Kiln binary was built from another program\n");
+        return KILN_CC_INVALID_BINARY;
+    }
     struct in in = {c.info, c.info + c.info_size, false};
     char **wg_names = NULL;
     *stored_log = NULL;

@@ -414,6 +414,27 @@ static int test_key(void)
     return 0;
 }
 
+static const char other_program[] =
+    "kernel void fill(global volatile int *out, int v) { out[get_global_id(0)] = v + 1; }\n";
+
+/* An intact entry under another key's name (a copied file) is a miss, not a wrong program. */
+static int test_swapped(void)
+{
+    char a[512] = "", b[512] = "", saved[600];
+    CHECK(fresh_cache() == 0);
+    CHECK(expect_hit(program, options, 0) == 0);
+    CHECK(count_files(temp_dir, a, sizeof(a)) == 1 && a[0]);
+    snprintf(saved, sizeof(saved), "%s/saved", temp_dir);
+    CHECK(rename(a, saved) == 0);
+    CHECK(expect_hit(other_program, NULL, 0) == 0);
+    CHECK(count_files(temp_dir, b, sizeof(b)) == 2 && b[0] && strcmp(a, b) != 0);
+    CHECK(rename(saved, b) == 0);
+    CHECK(expect_hit(other_program, NULL, 0) == 0);
+    CHECK(expect_hit(other_program, NULL, 1) == 0);
+    remove_tree(temp_dir);
+    return 0;
+}
+
 /* FIPS 180-4 example values, and input fed in pieces of every awkward size. */
 static int test_sha256(void)
 {
@@ -524,7 +545,7 @@ struct test {
 static const struct test tests[] = {
     {"hit", test_hit},           {"corrupt", test_corrupt}, {"concurrent", test_concurrent},
     {"location", test_location}, {"key", test_key},         {"sha256", test_sha256},
-    {"binary", test_binary},
+    {"binary", test_binary},     {"swapped", test_swapped},
 };
 
 int main(int argc, char **argv)
