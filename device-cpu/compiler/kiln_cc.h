@@ -51,7 +51,7 @@ struct kiln_cc_arg {
     uint32_t size;           /* bytes clSetKernelArg must be given (8 for pointers) */
     uint32_t align;          /* alignment of the value's type */
     uint32_t addr_space;     /* kernel_arg_addr_space, enum kiln_cc_addr_space */
-    const char *name;        /* kernel_arg_name, "" unless -cl-kernel-arg-info */
+    const char *name;        /* kernel_arg_name, always recorded (see options.c) */
     const char *type_name;   /* kernel_arg_type, e.g. "float*" */
     const char *access_qual; /* kernel_arg_access_qual: "none", "read_only", ... */
     const char *type_qual;   /* kernel_arg_type_qual: "", "const", "restrict volatile" ... */
