@@ -269,6 +269,12 @@ cl_int CL_API_CALL clGetKernelArgInfo(cl_kernel k, cl_uint arg_index, cl_kernel_
                         k->cc->name, k->cc->num_args);
     pthread_mutex_lock(&k->program->lock);
     bool have_info = k->program->options && strstr(k->program->options, "-cl-kernel-arg-info");
+    /*
+     * clGetKernelArgInfo: "Kernel argument information is only available if the program
+     * object associated with kernel is created with clCreateProgramWithSource".
+     */
+    if (k->program->from_binary)
+        have_info = false;
     pthread_mutex_unlock(&k->program->lock);
     if (!have_info)
         return KILN_ERR(CL_KERNEL_ARG_INFO_NOT_AVAILABLE,

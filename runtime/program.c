@@ -1,9 +1,15 @@
 /*
- * Programs from source (clCreateProgramWithSource, clBuildProgram,
- * clGetProgramInfo, clGetProgramBuildInfo, clRetain/ReleaseProgram) and the answers
- * for program kinds Kiln does not build yet (binaries, IL, built-in kernels,
- * separate compilation): the error codes the specification gives a device
- * without them.
+ * Programs from source and from Kiln binaries (clCreateProgramWithSource,
+ * clCreateProgramWithBinary, clBuildProgram, clGetProgramInfo,
+ * clGetProgramBuildInfo, clRetain/ReleaseProgram) and the answers for program
+ * kinds Kiln does not build yet (IL, built-in kernels, separate compilation): the
+ * error codes the specification gives a device without them.
+ *
+ * A binary is the compiler library's container (docs/compiler.md): the object
+ * code and kernel descriptions of a built program. clCreateProgramWithBinary
+ * checks and loads it at once, so a binary that is not Kiln's, damaged, or made
+ * for another CPU or Kiln build is refused there with CL_INVALID_BINARY;
+ * clBuildProgram then has nothing left to compile.
  */
 #include "rt_internal.h"
 
@@ -114,6 +120,14 @@ static cl_int build(cl_program p, const char *options)
         free(opts);
         return KILN_ERR(CL_INVALID_OPERATION, "kernel objects are attached to the program");
     }
+    if (p->from_binary) {
+        /* Loaded by clCreateProgramWithBinary; the log is the original build's. */
+        p->status = CL_BUILD_SUCCESS;
+        free(p->options);
+        p->options = opts;
+        pthread_mutex_unlock(&p->lock);
+        return CL_SUCCESS;
+    }
     p->status = CL_BUILD_IN_PROGRESS;
     pthread_mutex_unlock(&p->lock);
 
@@ -123,6 +137,8 @@ static cl_int build(cl_program p, const char *options)
     switch (st) {
     case KILN_CC_OK:
         err = CL_SUCCESS;
+        KILN_LOG(KILN_DBG_CC, "program %p: %s", (void *)p,
+                 cc->from_cache(built) ? "loaded from the kernel cache" : "compiled");
         break;
     case KILN_CC_INVALID_OPTIONS:
         err = KILN_ERR(CL_INVALID_BUILD_OPTIONS, "options \"%s\" rejected", opts);
@@ -161,8 +177,8 @@ cl_int CL_API_CALL clBuildProgram(cl_program program, cl_uint num_devices,
         err = check_program_devices(program, num_devices, device_list);
     if (err == CL_SUCCESS && pfn_notify == NULL && user_data != NULL)
         err = KILN_ERR(CL_INVALID_VALUE, "user_data without pfn_notify");
-    if (err == CL_SUCCESS && program->source == NULL)
-        err = KILN_ERR(CL_INVALID_OPERATION, "the program has no source to build");
+    if (err == CL_SUCCESS && program->source == NULL && !program->from_binary)
+        err = KILN_ERR(CL_INVALID_OPERATION, "the program has no source or binary to build");
     if (err != CL_SUCCESS)
         return err;
     err = build(program, options);
@@ -210,6 +226,32 @@ static char *kernel_names(cl_program p)
     return s;
 }
 
+/*
+ * CL_PROGRAM_BINARIES: param_value is an array of one pointer per device (one
+ * here) to memory of CL_PROGRAM_BINARY_SIZES bytes; a NULL entry is skipped.
+ */
+static cl_int program_binaries(cl_program p, bool has_binary, size_t param_value_size,
+                               void *param_value, size_t *param_value_size_ret)
+{
+    const struct kiln_cc_interface *cc = NULL;
+    if (param_value && param_value_size < sizeof(unsigned char *))
+        return KILN_ERR(CL_INVALID_VALUE, "param_value_size %zu is less than one pointer",
+                        param_value_size);
+    cl_int err =
+        kiln_rt_info(NULL, sizeof(unsigned char *), param_value_size, NULL, param_value_size_ret);
+    if (err != CL_SUCCESS || !param_value)
+        return err;
+    unsigned char *dst = *(unsigned char **)param_value;
+    if (!dst || !has_binary)
+        return CL_SUCCESS;
+    if ((err = kiln_rt_compiler(&cc)) != CL_SUCCESS)
+        return err;
+    size_t size = 0;
+    const unsigned char *bin = cc->binary(p->built, &size);
+    memcpy(dst, bin, size);
+    return CL_SUCCESS;
+}
+
 cl_int CL_API_CALL clGetProgramInfo(cl_program p, cl_program_info param_name,
                                     size_t param_value_size, void *param_value,
                                     size_t *param_value_size_ret)
@@ -222,7 +264,9 @@ cl_int CL_API_CALL clGetProgramInfo(cl_program p, cl_program_info param_name,
     cl_bool no = CL_FALSE;
     const struct kiln_cc_interface *cc = NULL;
     pthread_mutex_lock(&p->lock);
-    bool built = p->built != NULL;
+    bool built = p->built != NULL && p->status == CL_BUILD_SUCCESS;
+    /* A binary program has its binary before clBuildProgram, as it was given. */
+    bool has_binary = p->built != NULL;
     pthread_mutex_unlock(&p->lock);
     switch (param_name) {
     case CL_PROGRAM_REFERENCE_COUNT:
@@ -243,12 +287,16 @@ cl_int CL_API_CALL clGetProgramInfo(cl_program p, cl_program_info param_name,
     case CL_PROGRAM_IL:
         return kiln_rt_info(NULL, 0, param_value_size, param_value, param_value_size_ret);
     case CL_PROGRAM_BINARY_SIZES:
-        /* Kiln does not export binaries yet (docs/status.md): every size is 0. */
+        /* 0 until the program has an executable (section 5.8.9 of the specification). */
         sz = 0;
+        if (has_binary) {
+            if ((err = kiln_rt_compiler(&cc)) != CL_SUCCESS)
+                return err;
+            cc->binary(p->built, &sz);
+        }
         return kiln_rt_info(&sz, sizeof(sz), param_value_size, param_value, param_value_size_ret);
     case CL_PROGRAM_BINARIES:
-        return kiln_rt_info(NULL, sizeof(unsigned char *), param_value_size, NULL,
-                            param_value_size_ret);
+        return program_binaries(p, has_binary, param_value_size, param_value, param_value_size_ret);
     case CL_PROGRAM_NUM_KERNELS:
         if (!built)
             return KILN_ERR(CL_INVALID_PROGRAM_EXECUTABLE, "the program is not built");
@@ -320,12 +368,32 @@ cl_int CL_API_CALL clGetProgramBuildInfo(cl_program p, cl_device_id device,
     return err;
 }
 
+/* Loads binary i; on failure *status is its binary_status entry. */
+static cl_int load_binary(const struct kiln_cc_interface *cc, cl_uint i, const unsigned char *bin,
+                          size_t length, struct kiln_cc_program **out, char **log, cl_int *status)
+{
+    enum kiln_cc_status st = cc->load_binary(bin, length, out, log);
+    if (st == KILN_CC_OK)
+        return *status = CL_SUCCESS;
+    if (st == KILN_CC_OUT_OF_MEMORY)
+        return *status = KILN_ERR(CL_OUT_OF_HOST_MEMORY, "loading binary %u", i);
+    /* The log's first line says what was wrong with it. */
+    const char *why = *log ? *log : "";
+    int len = (int)strcspn(why, "\n");
+    *status = CL_INVALID_BINARY;
+    return KILN_ERR(CL_INVALID_BINARY, "binary %u: %.*s", i, len, why);
+}
+
 cl_program CL_API_CALL clCreateProgramWithBinary(cl_context context, cl_uint num_devices,
                                                  const cl_device_id *device_list,
                                                  const size_t *lengths,
                                                  const unsigned char **binaries,
                                                  cl_int *binary_status, cl_int *errcode_ret)
 {
+    const struct kiln_cc_interface *cc = NULL;
+    struct kiln_cc_program *built = NULL;
+    char *log = NULL;
+    cl_program p = NULL;
     cl_int err = kiln_rt_check_context(context);
     if (err == CL_SUCCESS && (num_devices == 0 || device_list == NULL))
         err = KILN_ERR(CL_INVALID_VALUE, "num_devices %u, device_list %p", num_devices,
@@ -335,16 +403,45 @@ cl_program CL_API_CALL clCreateProgramWithBinary(cl_context context, cl_uint num
         if (err == CL_SUCCESS && device_list[i] != context->device)
             err = KILN_ERR(CL_INVALID_DEVICE, "device %u is not in the context", i);
     }
-    for (cl_uint i = 0; err == CL_SUCCESS && i < num_devices; i++)
-        if (!lengths || !binaries || !lengths[i] || !binaries[i])
-            err = KILN_ERR(CL_INVALID_VALUE, "binary %u is NULL or empty", i);
+    /* The context has one device, so one binary: a second would name it again. */
+    if (err == CL_SUCCESS && num_devices > 1)
+        err = KILN_ERR(CL_INVALID_DEVICE, "device_list names the context's device %u times",
+                       num_devices);
+    if (err == CL_SUCCESS && (!lengths || !binaries || !lengths[0] || !binaries[0])) {
+        err = KILN_ERR(CL_INVALID_VALUE, "binary 0 is NULL or empty");
+        if (binary_status)
+            binary_status[0] = CL_INVALID_VALUE;
+    }
     if (err == CL_SUCCESS)
-        err = KILN_ERR(CL_INVALID_BINARY, "Kiln does not load program binaries yet");
-    if (binary_status && err == CL_INVALID_BINARY)
-        for (cl_uint i = 0; i < num_devices; i++)
-            binary_status[i] = CL_INVALID_BINARY;
+        err = kiln_rt_compiler(&cc);
+    if (err == CL_SUCCESS) {
+        cl_int status = CL_SUCCESS;
+        err = load_binary(cc, 0, binaries[0], lengths[0], &built, &log, &status);
+        if (binary_status)
+            binary_status[0] = status;
+    }
+    if (err == CL_SUCCESS) {
+        p = calloc(1, sizeof(*p));
+        if (!p)
+            err = KILN_ERR(CL_OUT_OF_HOST_MEMORY, "program object");
+    }
+    if (err == CL_SUCCESS) {
+        pthread_mutex_init(&p->lock, NULL);
+        kiln_rt_obj_init(&p->obj, KILN_TAG_PROGRAM, program_destroy);
+        p->context = context;
+        kiln_rt_obj_hold(&context->obj);
+        p->status = CL_BUILD_NONE;
+        p->built = built;
+        p->log = log;
+        p->from_binary = true;
+        atomic_init(&p->num_kernel_objs, 0);
+    } else {
+        if (built)
+            cc->destroy(built);
+        free(log);
+    }
     kiln_set_errcode(errcode_ret, err);
-    return NULL;
+    return p;
 }
 
 cl_program CL_API_CALL clCreateProgramWithIL(cl_context context, const void *il, size_t length,

@@ -354,6 +354,9 @@ struct _cl_program {
     char *log;                     /* under lock */
     struct kiln_cc_program *built; /* under lock; immutable once set */
     atomic_uint num_kernel_objs;   /* live kernel objects: a rebuild is refused while > 0 */
+    /* Made by clCreateProgramWithBinary: `built` is the loaded binary from the start,
+     * and clBuildProgram only makes it the program's executable. */
+    bool from_binary;
 };
 
 struct kiln_rt_arg {

@@ -14,11 +14,15 @@
  *   codegen.c       object (and optionally assembly) in memory
  *   jit_load.c      LLJIT loads the object, wrappers are looked up
  *
- * compiler.c drives them and holds the interface table.
+ * compiler.c drives them and holds the interface table. Before the front end it
+ * asks the kernel cache (cache.c) for the build's key; on a hit the stored
+ * container (container.c) is loaded instead of running any stage, and after code
+ * generation a miss stores one. hash.c is the SHA-256 both use.
  */
 #ifndef KILN_COMPILER_CC_INTERNAL_H
 #define KILN_COMPILER_CC_INTERNAL_H
 
+#include "hash.h"
 #include "kiln_cc.h"
 
 #include <llvm-c/Core.h>
@@ -27,6 +31,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 /* Name prefix of the work-group functions; the dot keeps them apart from C names. */
 #define KILN_CC_WG_PREFIX "kiln.wg."
@@ -79,6 +84,9 @@ struct kiln_cc_program {
     struct kiln_cc_kernel *kernels;
     char *assembly;              /* NULL unless KILN_KEEP_ASM=1 */
     struct kiln_cc_log *jit_log; /* where JIT errors go while building; NULL after */
+    uint8_t *binary;             /* the program as a container (container.c), malloc()ed */
+    size_t binary_size;
+    bool from_cache; /* build() found it in the kernel cache */
 };
 
 /* State of one build, passed from stage to stage. */
@@ -106,6 +114,53 @@ enum kiln_cc_status kiln_cc_optimize(struct kiln_cc_build *b);
 enum kiln_cc_status kiln_cc_codegen(struct kiln_cc_build *b, LLVMMemoryBufferRef *object);
 /* Takes ownership of `object` in every case. */
 enum kiln_cc_status kiln_cc_jit_load(struct kiln_cc_build *b, LLVMMemoryBufferRef object);
+
+/*
+ * Loads `object` into a new LLJIT of p and sets p->kernels[k].wg to the address of
+ * wg_names[k]. Takes ownership of `object` in every case.
+ */
+enum kiln_cc_status kiln_cc_jit_load_object(struct kiln_cc_program *p, struct kiln_cc_log *log,
+                                            LLVMMemoryBufferRef object,
+                                            const char *const *wg_names);
+
+/* The program container (container.c). Bump the version with any change to it. */
+#define KILN_CC_CONTAINER_VERSION 1
+#define KILN_CC_CONTAINER_HEADER  104
+struct kiln_cc_container {
+    uint8_t key[KILN_CC_HASH_SIZE];
+    const uint8_t *info, *object;
+    size_t info_size, object_size;
+};
+/* Serialises a built program; *out is malloc()ed. wg_names[k] is kernel k's symbol. */
+enum kiln_cc_status kiln_cc_container_write(const struct kiln_cc_program *p,
+                                            const char *const *wg_names, const char *log,
+                                            const uint8_t key[KILN_CC_HASH_SIZE],
+                                            const void *object, size_t object_size, uint8_t **out,
+                                            size_t *out_size);
+/* Checks magic, version, lengths, checksum and target; KILN_CC_INVALID_BINARY and a log line if any
+ * is wrong. */
+enum kiln_cc_status kiln_cc_container_check(const uint8_t *data, size_t size,
+                                            struct kiln_cc_container *c, struct kiln_cc_log *log);
+/*
+ * Checks the container (and that its key is `key`, unless NULL) and loads it into
+ * the empty program p (kernels and JIT); *stored_log is the build log stored with
+ * it (malloc()ed) on KILN_CC_OK.
+ */
+enum kiln_cc_status kiln_cc_container_load(const uint8_t *data, size_t size, const uint8_t *key,
+                                           struct kiln_cc_program *p, struct kiln_cc_log *log,
+                                           char **stored_log);
+
+/* The kernel cache (cache.c). */
+/* "triple;cpu;features;llvm version;kiln format and build id", or NULL without a host. */
+const char *kiln_cc_target_id(void);
+/* False when the host could not be described. */
+bool kiln_cc_cache_key(const char *source, const char *options, uint8_t key[KILN_CC_HASH_SIZE]);
+bool kiln_cc_cache_enabled(void);
+/* The entry's bytes (malloc()ed) if a file exists for the key; not checked yet. */
+bool kiln_cc_cache_read(const uint8_t key[KILN_CC_HASH_SIZE], uint8_t **data, size_t *size);
+/* Stores an entry; failures are silent but for a note in `log` when a write failed. */
+void kiln_cc_cache_write(const uint8_t key[KILN_CC_HASH_SIZE], const uint8_t *data, size_t size,
+                         struct kiln_cc_log *log);
 
 /* Frees what kernel_info.c allocated in p->kernels. */
 void kiln_cc_kernels_free(struct kiln_cc_program *p);

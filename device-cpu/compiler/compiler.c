@@ -11,6 +11,11 @@
  *  - KILN_DUMP_IR=dir writes the module after each stage to
  *    dir/kiln-<build>-<n>-<stage>.ll; in debug builds the module is verified
  *    between stages as well.
+ *  - The kernel cache (cache.c) is asked before the front end runs; a hit loads
+ *    the stored object and descriptions and runs no stage. Every built program
+ *    keeps its container (container.c): it is the cache entry a miss stores and
+ *    the program binary the runtime hands out. KILN_DUMP_IR and KILN_KEEP_ASM
+ *    builds bypass the cache, as their point is to run the stages.
  */
 #include "cc_internal.h"
 #include "kiln_cc_cl_flags.h"
@@ -112,8 +117,26 @@ static LLVMTargetMachineRef create_target_machine(const struct kiln_cc_options *
                                    LLVMRelocPIC, LLVMCodeModelSmall);
 }
 
+/* Serialises the built program into b->prog->binary, before the JIT takes the object. */
+static enum kiln_cc_status keep_container(struct kiln_cc_build *b, LLVMMemoryBufferRef object,
+                                          const uint8_t key[KILN_CC_HASH_SIZE])
+{
+    struct kiln_cc_program *p = b->prog;
+    const char **names = calloc(p->num_kernels ? p->num_kernels : 1, sizeof(*names));
+    if (!names)
+        return KILN_CC_OUT_OF_MEMORY;
+    for (unsigned k = 0; k < p->num_kernels; k++)
+        names[k] = LLVMGetValueName(b->wrappers[k]);
+    enum kiln_cc_status status = kiln_cc_container_write(
+        p, names, b->log->text ? b->log->text : "", key, LLVMGetBufferStart(object),
+        LLVMGetBufferSize(object), &p->binary, &p->binary_size);
+    free(names);
+    return status;
+}
+
 /* Runs every stage after the front end; the module and context are b's. */
-static enum kiln_cc_status run_stages(struct kiln_cc_build *b, const char *source)
+static enum kiln_cc_status run_stages(struct kiln_cc_build *b, const char *source,
+                                      const uint8_t key[KILN_CC_HASH_SIZE])
 {
     static const struct {
         const char *name;
@@ -140,7 +163,55 @@ static enum kiln_cc_status run_stages(struct kiln_cc_build *b, const char *sourc
     status = kiln_cc_codegen(b, &object);
     if (status != KILN_CC_OK)
         return status;
+    status = keep_container(b, object, key);
+    if (status != KILN_CC_OK) {
+        LLVMDisposeMemoryBuffer(object);
+        return status;
+    }
     return kiln_cc_jit_load(b, object);
+}
+
+static void destroy(struct kiln_cc_program *p);
+
+/* Whether this build may use the cache: tracing builds must run every stage. */
+static bool cache_wanted(const char *dump_dir)
+{
+    const char *keep_asm = getenv("KILN_KEEP_ASM");
+    return !dump_dir && !(keep_asm && strcmp(keep_asm, "1") == 0) && kiln_cc_cache_enabled();
+}
+
+/*
+ * Loads the cache entry for `key` into a new program, or NULL on a miss. An entry
+ * that fails any check is a miss (the build that follows replaces it); what was
+ * wrong goes nowhere, as the user asked for a build, not for the cache.
+ */
+static struct kiln_cc_program *cache_lookup(const uint8_t key[KILN_CC_HASH_SIZE], char **log_out)
+{
+    uint8_t *data = NULL;
+    size_t size = 0;
+    if (!kiln_cc_cache_read(key, &data, &size))
+        return NULL;
+    struct kiln_cc_log scratch;
+    kiln_cc_log_init(&scratch);
+    struct kiln_cc_program *p = calloc(1, sizeof(*p));
+    char *stored_log = NULL;
+    if (p && kiln_cc_container_load(data, size, key, p, &scratch, &stored_log) == KILN_CC_OK &&
+        !scratch.out_of_memory) {
+        p->jit_log = NULL;
+        p->binary = data;
+        p->binary_size = size;
+        p->from_cache = true;
+        *log_out = stored_log;
+    } else {
+        if (p)
+            p->jit_log = NULL;
+        destroy(p);
+        free(stored_log);
+        free(data);
+        p = NULL;
+    }
+    free(kiln_cc_log_take(&scratch));
+    return p;
 }
 
 static void destroy(struct kiln_cc_program *p)
@@ -151,6 +222,7 @@ static void destroy(struct kiln_cc_program *p)
         LLVMConsumeError(LLVMOrcDisposeLLJIT(p->jit));
     kiln_cc_kernels_free(p);
     free(p->assembly);
+    free(p->binary);
     free(p);
 }
 
@@ -174,6 +246,22 @@ static enum kiln_cc_status build(const char *source, const char *options,
     if (status != KILN_CC_OK)
         goto out_log;
     b.opts = &opts;
+    b.dump_dir = getenv("KILN_DUMP_IR");
+    if (b.dump_dir && !*b.dump_dir)
+        b.dump_dir = NULL;
+    uint8_t key[KILN_CC_HASH_SIZE] = {0};
+    bool use_cache = kiln_cc_cache_key(source, options, key) && cache_wanted(b.dump_dir);
+    if (use_cache) {
+        char *stored_log = NULL;
+        struct kiln_cc_program *hit = cache_lookup(key, &stored_log);
+        if (hit) {
+            kiln_cc_log_append(&log, stored_log ? stored_log : "");
+            free(stored_log);
+            b.prog = hit;
+            status = KILN_CC_OK;
+            goto out_free_build;
+        }
+    }
     b.prog = calloc(1, sizeof(*b.prog));
     b.ctx = LLVMContextCreate();
     b.tm = create_target_machine(&opts);
@@ -183,13 +271,12 @@ static enum kiln_cc_status build(const char *source, const char *options,
     }
     LLVMContextSetDiagnosticHandler(b.ctx, diagnostic_to_log, &log);
     b.id = atomic_fetch_add_explicit(&build_counter, 1, memory_order_relaxed);
-    b.dump_dir = getenv("KILN_DUMP_IR");
-    if (b.dump_dir && !*b.dump_dir)
-        b.dump_dir = NULL;
 
-    status = run_stages(&b, source);
+    status = run_stages(&b, source, key);
     if (b.prog->jit_log)
         b.prog->jit_log = NULL;
+    if (status == KILN_CC_OK && use_cache)
+        kiln_cc_cache_write(key, b.prog->binary, b.prog->binary_size, &log);
 
 out_free_build:
     if (b.mod)
@@ -231,6 +318,63 @@ static char *assembly(const struct kiln_cc_program *p)
     return p->assembly ? strdup(p->assembly) : NULL;
 }
 
+static const unsigned char *binary(const struct kiln_cc_program *p, size_t *size)
+{
+    *size = p->binary_size;
+    return p->binary;
+}
+
+static enum kiln_cc_status load_binary(const unsigned char *data, size_t size,
+                                       struct kiln_cc_program **out, char **log_out)
+{
+    struct kiln_cc_log log;
+    enum kiln_cc_status status;
+    char *stored_log = NULL;
+    struct kiln_cc_program *p = NULL;
+
+    kiln_cc_log_init(&log);
+    if (!kiln_cc_init()) {
+        kiln_cc_log_append(&log, "error: LLVM has no code generator for this host\n");
+        status = KILN_CC_INTERNAL;
+        goto out_log;
+    }
+    p = calloc(1, sizeof(*p));
+    if (!p) {
+        status = KILN_CC_OUT_OF_MEMORY;
+        goto out_log;
+    }
+    status = kiln_cc_container_load(data, size, NULL, p, &log, &stored_log);
+    p->jit_log = NULL;
+    if (status == KILN_CC_OK) {
+        p->binary = malloc(size);
+        if (!p->binary)
+            status = KILN_CC_OUT_OF_MEMORY;
+        else
+            memcpy(p->binary, data, size);
+        p->binary_size = size;
+        kiln_cc_log_append(&log, stored_log ? stored_log : "");
+    }
+    free(stored_log);
+    if (status == KILN_CC_OK && log.out_of_memory)
+        status = KILN_CC_OUT_OF_MEMORY;
+    if (status == KILN_CC_OK)
+        *out = p;
+    else
+        destroy(p);
+out_log:
+    *log_out = kiln_cc_log_take(&log);
+    if (!*log_out && status == KILN_CC_OK) {
+        destroy(*out);
+        status = KILN_CC_OUT_OF_MEMORY;
+    }
+    return status;
+}
+
+static int from_cache(const struct kiln_cc_program *p)
+{
+    return p->from_cache;
+}
+
 static const struct kiln_cc_interface interface = {
     .abi_version = KILN_CC_ABI_VERSION,
     .build = build,
@@ -238,6 +382,9 @@ static const struct kiln_cc_interface interface = {
     .kernel = kernel,
     .destroy = destroy,
     .assembly = assembly,
+    .binary = binary,
+    .load_binary = load_binary,
+    .from_cache = from_cache,
 };
 
 __attribute__((visibility("default"))) const struct kiln_cc_interface *kiln_cc_interface(void)

@@ -43,10 +43,10 @@ static void report_jit_error(void *ctx, LLVMErrorRef err)
     LLVMDisposeErrorMessage(msg);
 }
 
-static enum kiln_cc_status log_error(struct kiln_cc_build *b, const char *what, LLVMErrorRef err)
+static enum kiln_cc_status log_error(struct kiln_cc_log *log, const char *what, LLVMErrorRef err)
 {
     char *msg = LLVMGetErrorMessage(err);
-    kiln_cc_log_printf(b->log, "error: %s: %s\n", what, msg);
+    kiln_cc_log_printf(log, "error: %s: %s\n", what, msg);
     LLVMDisposeErrorMessage(msg);
     return KILN_CC_INTERNAL;
 }
@@ -54,6 +54,21 @@ static enum kiln_cc_status log_error(struct kiln_cc_build *b, const char *what, 
 enum kiln_cc_status kiln_cc_jit_load(struct kiln_cc_build *b, LLVMMemoryBufferRef object)
 {
     struct kiln_cc_program *p = b->prog;
+    const char **names = calloc(p->num_kernels ? p->num_kernels : 1, sizeof(*names));
+    if (!names) {
+        LLVMDisposeMemoryBuffer(object);
+        return KILN_CC_OUT_OF_MEMORY;
+    }
+    for (unsigned k = 0; k < p->num_kernels; k++)
+        names[k] = LLVMGetValueName(b->wrappers[k]);
+    enum kiln_cc_status status = kiln_cc_jit_load_object(p, b->log, object, names);
+    free(names);
+    return status;
+}
+
+enum kiln_cc_status kiln_cc_jit_load_object(struct kiln_cc_program *p, struct kiln_cc_log *log,
+                                            LLVMMemoryBufferRef object, const char *const *wg_names)
+{
     LLVMOrcDefinitionGeneratorRef gen;
     LLVMErrorRef err;
 
@@ -61,9 +76,9 @@ enum kiln_cc_status kiln_cc_jit_load(struct kiln_cc_build *b, LLVMMemoryBufferRe
     if (err) {
         p->jit = NULL;
         LLVMDisposeMemoryBuffer(object);
-        return log_error(b, "cannot create the JIT", err);
+        return log_error(log, "cannot create the JIT", err);
     }
-    p->jit_log = b->log;
+    p->jit_log = log;
     LLVMOrcExecutionSessionSetErrorReporter(LLVMOrcLLJITGetExecutionSession(p->jit),
                                             report_jit_error, p);
     LLVMOrcJITDylibRef dylib = LLVMOrcLLJITGetMainJITDylib(p->jit);
@@ -71,20 +86,19 @@ enum kiln_cc_status kiln_cc_jit_load(struct kiln_cc_build *b, LLVMMemoryBufferRe
         &gen, LLVMOrcLLJITGetGlobalPrefix(p->jit), allow_symbol, NULL);
     if (err) {
         LLVMDisposeMemoryBuffer(object);
-        return log_error(b, "cannot create the JIT symbol generator", err);
+        return log_error(log, "cannot create the JIT symbol generator", err);
     }
     LLVMOrcJITDylibAddGenerator(dylib, gen);
     /* Takes ownership of the object buffer. */
     err = LLVMOrcLLJITAddObjectFile(p->jit, dylib, object);
     if (err)
-        return log_error(b, "cannot load the kernel object", err);
+        return log_error(log, "cannot load the kernel object", err);
 
     for (unsigned k = 0; k < p->num_kernels; k++) {
         LLVMOrcExecutorAddress addr = 0;
-        const char *name = LLVMGetValueName(b->wrappers[k]);
-        err = LLVMOrcLLJITLookup(p->jit, &addr, name);
+        err = LLVMOrcLLJITLookup(p->jit, &addr, wg_names[k]);
         if (err)
-            return log_error(b, "cannot find a work-group function", err);
+            return log_error(log, "cannot find a work-group function", err);
         /* An executor address is the function's address in this process. */
         p->kernels[k].wg = (kiln_wg_fn)(uintptr_t)addr;
     }

@@ -25,7 +25,8 @@ enum kiln_cc_status {
     KILN_CC_BUILD_FAILED,    /* the source did not compile; the log says why */
     KILN_CC_INVALID_OPTIONS, /* the options string was rejected; the log says why */
     KILN_CC_OUT_OF_MEMORY,
-    KILN_CC_INTERNAL, /* a compiler stage failed on valid input; the log says why */
+    KILN_CC_INTERNAL,       /* a compiler stage failed on valid input; the log says why */
+    KILN_CC_INVALID_BINARY, /* load_binary: not a binary this library can load; the log says why */
 };
 
 /* Address spaces as Clang numbers them with -ffake-address-space-map. */
@@ -50,7 +51,7 @@ struct kiln_cc_arg {
     uint32_t size;           /* bytes clSetKernelArg must be given (8 for pointers) */
     uint32_t align;          /* alignment of the value's type */
     uint32_t addr_space;     /* kernel_arg_addr_space, enum kiln_cc_addr_space */
-    const char *name;        /* kernel_arg_name, "" unless -cl-kernel-arg-info */
+    const char *name;        /* kernel_arg_name, always recorded (see options.c) */
     const char *type_name;   /* kernel_arg_type, e.g. "float*" */
     const char *access_qual; /* kernel_arg_access_qual: "none", "read_only", ... */
     const char *type_qual;   /* kernel_arg_type_qual: "", "const", "restrict volatile" ... */
@@ -94,9 +95,24 @@ struct kiln_cc_interface {
      * malloc()ed, caller frees; NULL if not kept.
      */
     char *(*assembly)(const struct kiln_cc_program *p);
+    /*
+     * The program as a Kiln binary (the kernel cache's container: docs/compiler.md),
+     * valid until the program is destroyed; *size is set to its length.
+     */
+    const unsigned char *(*binary)(const struct kiln_cc_program *p, size_t *size);
+    /*
+     * Loads what binary() returned, possibly in another process. Answers
+     * KILN_CC_INVALID_BINARY, with the reason in the log, for anything that is not
+     * an intact Kiln binary made for this CPU by this build of the library.
+     * *log and *out as for build(); *log holds the original build's log on success.
+     */
+    enum kiln_cc_status (*load_binary)(const unsigned char *data, size_t size,
+                                       struct kiln_cc_program **out, char **log);
+    /* Non-zero when build() found the program in the kernel cache (for tests). */
+    int (*from_cache)(const struct kiln_cc_program *p);
 };
 
-#define KILN_CC_ABI_VERSION 2
+#define KILN_CC_ABI_VERSION 3
 
 /* The one exported symbol of libkiln-cc.so. */
 typedef const struct kiln_cc_interface *(*kiln_cc_interface_fn)(void);

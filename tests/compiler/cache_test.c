@@ -1,0 +1,579 @@
+/*
+ * Tests of the kernel cache and of program binaries at the compiler library's
+ * interface. A cache hit must happen in a new process, so most tests re-execute
+ * this program ("child" mode) with KILN_CACHE_DIR pointing at a directory the test
+ * made; the child says through its exit status whether its build was a hit
+ * (from_cache()) and whether the kernel computed the right results.
+ *
+ * Usage: kiln-cache-test LIBKILN_CC.so TEST
+ *        kiln-cache-test LIBKILN_CC.so child hit|miss|any
+ */
+#include "hash.h"
+#include "kiln_abi.h"
+#include "kiln_cc.h"
+
+#include <dirent.h>
+#include <dlfcn.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+static const struct kiln_cc_interface *cc;
+static const char *lib_path;
+
+#define CHECK(cond)                                                                                \
+    do {                                                                                           \
+        if (!(cond)) {                                                                             \
+            fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond);               \
+            return 1;                                                                              \
+        }                                                                                          \
+    } while (0)
+
+/* Every field of struct kiln_cc_kernel is set to something other than a default. */
+static const char program[] =
+    "__attribute__((reqd_work_group_size(16, 1, 1)))\n"
+    "__attribute__((vec_type_hint(float4)))\n"
+    "kernel void scale(global const float *restrict in, global float *out,\n"
+    "                  const float factor, local float *tmp)\n"
+    "{\n"
+    "    size_t i = get_global_id(0);\n"
+    "    out[i] = in[i] * factor + (float)get_local_size(0);\n"
+    "}\n"
+    "__attribute__((work_group_size_hint(8, 2, 1)))\n"
+    "kernel void fill(global volatile int *out, int v) { out[get_global_id(0)] = v; }\n";
+static const char options[] = "-cl-kernel-arg-info -DUNUSED=1";
+
+enum { N = 64 };
+
+static struct kiln_cc_program *build(const char *src, const char *opts)
+{
+    struct kiln_cc_program *p = NULL;
+    char *log = NULL;
+    enum kiln_cc_status s = cc->build(src, opts, &p, &log);
+    if (s != KILN_CC_OK) {
+        fprintf(stderr, "build failed (%d):\n%s\n", (int)s, log ? log : "(no log)");
+        p = NULL;
+    }
+    free(log);
+    return p;
+}
+
+/* Runs kernel "scale" over N items in groups of 16 and checks every result. */
+static int run_scale(const struct kiln_cc_program *p)
+{
+    const struct kiln_cc_kernel *k = cc->kernel(p, 0);
+    CHECK(k && strcmp(k->name, "scale") == 0 && k->wg);
+    static float in[N], out[N];
+    for (int i = 0; i < N; i++) {
+        in[i] = (float)i;
+        out[i] = -1.0f;
+    }
+    float *pin = in, *pout = out, factor = 3.0f;
+    size_t tmp_offset = 0;
+    void *args[] = {&pin, &pout, &factor, &tmp_offset};
+    static _Alignas(128) char local_mem[4096];
+    struct kiln_wg_ctx c;
+    memset(&c, 0, sizeof(c));
+    c.work_dim = 1;
+    c.local_mem = local_mem;
+    for (unsigned d = 0; d < 3; d++) {
+        c.global_size[d] = d ? 1 : N;
+        c.enqueued_local_size[d] = c.local_size[d] = d ? 1 : 16;
+        c.num_groups[d] = d ? 1 : N / 16;
+    }
+    for (size_t g = 0; g < N / 16; g++) {
+        c.group_id[0] = g;
+        k->wg(args, &c);
+    }
+    for (int i = 0; i < N; i++)
+        CHECK(out[i] == 3.0f * (float)i + 16.0f);
+    return 0;
+}
+
+static bool same_str(const char *a, const char *b)
+{
+    return a && b && strcmp(a, b) == 0;
+}
+
+/* Compares every description field of two builds of the same program. */
+static int same_descriptions(const struct kiln_cc_program *a, const struct kiln_cc_program *b)
+{
+    CHECK(cc->num_kernels(a) == 2 && cc->num_kernels(b) == 2);
+    for (unsigned i = 0; i < 2; i++) {
+        const struct kiln_cc_kernel *x = cc->kernel(a, i), *y = cc->kernel(b, i);
+        CHECK(same_str(x->name, y->name) && x->num_args == y->num_args);
+        CHECK(same_str(x->attributes, y->attributes));
+        for (unsigned d = 0; d < 3; d++) {
+            CHECK(x->reqd_work_group_size[d] == y->reqd_work_group_size[d]);
+            CHECK(x->work_group_size_hint[d] == y->work_group_size_hint[d]);
+        }
+        CHECK(x->local_mem_static == y->local_mem_static);
+        CHECK(x->scratch_fixed == y->scratch_fixed);
+        CHECK(x->scratch_per_item == y->scratch_per_item);
+        CHECK(x->private_mem == y->private_mem);
+        CHECK(x->wg != NULL && y->wg != NULL);
+        for (unsigned j = 0; j < x->num_args; j++) {
+            const struct kiln_cc_arg *s = &x->args[j], *t = &y->args[j];
+            CHECK(s->kind == t->kind && s->size == t->size && s->align == t->align);
+            CHECK(s->addr_space == t->addr_space);
+            CHECK(same_str(s->name, t->name) && same_str(s->type_name, t->type_name));
+            CHECK(same_str(s->access_qual, t->access_qual));
+            CHECK(same_str(s->type_qual, t->type_qual));
+        }
+    }
+    /* The values themselves, so that two equally wrong descriptions cannot pass. */
+    const struct kiln_cc_kernel *k = cc->kernel(a, 0);
+    CHECK(k->reqd_work_group_size[0] == 16 && k->reqd_work_group_size[1] == 1);
+    CHECK(strstr(k->attributes, "reqd_work_group_size(16,1,1)") != NULL);
+    CHECK(k->num_args == 4 && same_str(k->args[0].name, "in"));
+    CHECK(strstr(k->args[0].type_qual, "const") && strstr(k->args[0].type_qual, "restrict"));
+    CHECK(k->args[2].kind == KILN_CC_ARG_VALUE && k->args[2].size == 4);
+    CHECK(k->args[3].kind == KILN_CC_ARG_LOCAL_PTR);
+    CHECK(same_str(k->args[3].type_name, "float*"));
+    const struct kiln_cc_kernel *f = cc->kernel(a, 1);
+    CHECK(f->work_group_size_hint[0] == 8 && f->work_group_size_hint[1] == 2);
+    CHECK(same_str(f->args[0].type_qual, "volatile"));
+    return 0;
+}
+
+/* Child mode: one build, its results, and whether it came from the cache. */
+static int child(const char *expect)
+{
+    struct kiln_cc_program *p = build(program, options);
+    CHECK(p);
+    int hit = cc->from_cache(p);
+    fprintf(stderr, "child %d: %s\n", (int)getpid(), hit ? "hit" : "miss");
+    if (strcmp(expect, "hit") == 0)
+        CHECK(hit);
+    else if (strcmp(expect, "miss") == 0)
+        CHECK(!hit);
+    CHECK(run_scale(p) == 0);
+    /* The descriptions equal those of a build that ran every stage. */
+    char *dir = getenv("KILN_CACHE_DIR") ? strdup(getenv("KILN_CACHE_DIR")) : NULL;
+    setenv("KILN_CACHE_DIR", "off", 1);
+    struct kiln_cc_program *fresh = build(program, options);
+    CHECK(fresh && !cc->from_cache(fresh));
+    CHECK(same_descriptions(p, fresh) == 0);
+    cc->destroy(fresh);
+    if (dir)
+        setenv("KILN_CACHE_DIR", dir, 1);
+    free(dir);
+    cc->destroy(p);
+    return 0;
+}
+
+static pid_t spawn_child(const char *expect)
+{
+    pid_t pid = fork();
+    if (pid == 0) {
+        execl("/proc/self/exe", "kiln-cache-test", lib_path, "child", expect, (char *)NULL);
+        _exit(127);
+    }
+    return pid;
+}
+
+static bool child_ok(pid_t pid)
+{
+    int status;
+    return pid > 0 && waitpid(pid, &status, 0) == pid && WIFEXITED(status) &&
+           WEXITSTATUS(status) == 0;
+}
+
+static bool run_child(const char *expect)
+{
+    return child_ok(spawn_child(expect));
+}
+
+static char temp_dir[256];
+
+/* A fresh, empty directory; KILN_CACHE_DIR points at it. */
+static int fresh_cache(void)
+{
+    const char *base = getenv("TMPDIR");
+    snprintf(temp_dir, sizeof(temp_dir), "%s/kiln-cache-test.XXXXXX", base ? base : "/tmp");
+    CHECK(mkdtemp(temp_dir) != NULL);
+    setenv("KILN_CACHE_DIR", temp_dir, 1);
+    return 0;
+}
+
+/* Files in dir; *entry is set to the path of the last *.kiln one. */
+static int count_files(const char *dir, char *entry, size_t entry_size)
+{
+    DIR *d = opendir(dir);
+    int n = 0;
+    if (!d)
+        return -1;
+    for (struct dirent *e; (e = readdir(d));) {
+        if (e->d_name[0] == '.')
+            continue;
+        n++;
+        size_t len = strlen(e->d_name);
+        if (entry && len > 5 && strcmp(e->d_name + len - 5, ".kiln") == 0)
+            snprintf(entry, entry_size, "%s/%s", dir, e->d_name);
+    }
+    closedir(d);
+    return n;
+}
+
+static void remove_tree(const char *dir)
+{
+    DIR *d = opendir(dir);
+    if (!d)
+        return;
+    for (struct dirent *e; (e = readdir(d));) {
+        if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+            continue;
+        char path[512];
+        snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
+        struct stat st;
+        if (lstat(path, &st) == 0 && S_ISDIR(st.st_mode))
+            remove_tree(path);
+        else
+            unlink(path);
+    }
+    closedir(d);
+    rmdir(dir);
+}
+
+static long file_size(const char *path)
+{
+    struct stat st;
+    return stat(path, &st) == 0 ? (long)st.st_size : -1;
+}
+
+static int test_hit(void)
+{
+    char entry[512] = "";
+    CHECK(fresh_cache() == 0);
+    CHECK(run_child("miss"));
+    CHECK(count_files(temp_dir, entry, sizeof(entry)) == 1 && entry[0]);
+    CHECK(run_child("hit"));
+    CHECK(run_child("hit"));
+    CHECK(count_files(temp_dir, NULL, 0) == 1);
+    remove_tree(temp_dir);
+    return 0;
+}
+
+/* Damages the entry with `how`, then expects a rebuild that repairs it. */
+static int damage_and_rebuild(const char *entry, const char *how)
+{
+    long size = file_size(entry);
+    CHECK(size > 200);
+    FILE *f = NULL;
+    if (strcmp(how, "truncate") == 0) {
+        CHECK(truncate(entry, size / 2) == 0);
+    } else if (strcmp(how, "empty") == 0) {
+        CHECK(truncate(entry, 0) == 0);
+    } else if (strcmp(how, "garbage") == 0) {
+        CHECK((f = fopen(entry, "w")) != NULL);
+        fputs("this is not a Kiln cache entry\n", f);
+        CHECK(fclose(f) == 0);
+    } else {
+        /* Flip one bit: in the header's lengths, the descriptions, or the object. */
+        long at = strcmp(how, "flip-header") == 0 ? 60
+                  : strcmp(how, "flip-last") == 0 ? size - 1
+                                                  : size / 2;
+        CHECK((f = fopen(entry, "r+b")) != NULL);
+        CHECK(fseek(f, at, SEEK_SET) == 0);
+        int c = fgetc(f);
+        CHECK(c != EOF);
+        CHECK(fseek(f, at, SEEK_SET) == 0);
+        fputc(c ^ 0x10, f);
+        CHECK(fclose(f) == 0);
+    }
+    fprintf(stderr, "entry damaged: %s\n", how);
+    CHECK(run_child("miss"));
+    CHECK(file_size(entry) == size);
+    CHECK(run_child("hit"));
+    return 0;
+}
+
+static int test_corrupt(void)
+{
+    static const char *const damages[] = {"flip-middle", "flip-header", "flip-last",
+                                          "truncate",    "empty",       "garbage"};
+    char entry[512] = "";
+    CHECK(fresh_cache() == 0);
+    CHECK(run_child("miss"));
+    CHECK(count_files(temp_dir, entry, sizeof(entry)) == 1 && entry[0]);
+    for (size_t i = 0; i < sizeof(damages) / sizeof(damages[0]); i++)
+        CHECK(damage_and_rebuild(entry, damages[i]) == 0);
+    remove_tree(temp_dir);
+    return 0;
+}
+
+static int test_concurrent(void)
+{
+    enum { PROCS = 4 };
+    pid_t pids[PROCS];
+    CHECK(fresh_cache() == 0);
+    for (int i = 0; i < PROCS; i++)
+        pids[i] = spawn_child("any");
+    for (int i = 0; i < PROCS; i++)
+        CHECK(child_ok(pids[i]));
+    /* One entry, no temporary file left behind, and it is a good one. */
+    CHECK(count_files(temp_dir, NULL, 0) == 1);
+    CHECK(run_child("hit"));
+    remove_tree(temp_dir);
+    return 0;
+}
+
+static int test_location(void)
+{
+    char path[512];
+    CHECK(fresh_cache() == 0);
+    /* off, or set and empty: nothing is stored, not even under XDG_CACHE_HOME. */
+    setenv("XDG_CACHE_HOME", temp_dir, 1);
+    static const char *const off[] = {"off", ""};
+    for (int i = 0; i < 2; i++) {
+        setenv("KILN_CACHE_DIR", off[i], 1);
+        CHECK(run_child("miss"));
+        CHECK(run_child("miss"));
+        CHECK(count_files(temp_dir, NULL, 0) == 0);
+    }
+    /* Unset: $XDG_CACHE_HOME/kiln, created on demand. */
+    unsetenv("KILN_CACHE_DIR");
+    CHECK(run_child("miss"));
+    snprintf(path, sizeof(path), "%s/kiln", temp_dir);
+    CHECK(count_files(path, NULL, 0) == 1);
+    CHECK(run_child("hit"));
+    /* Without XDG_CACHE_HOME: $HOME/.cache/kiln. */
+    unsetenv("XDG_CACHE_HOME");
+    setenv("HOME", temp_dir, 1);
+    CHECK(run_child("miss"));
+    snprintf(path, sizeof(path), "%s/.cache/kiln", temp_dir);
+    CHECK(count_files(path, NULL, 0) == 1);
+    /* A directory that cannot be made (a file is in the way): builds still work. */
+    snprintf(path, sizeof(path), "%s/a-file", temp_dir);
+    FILE *f = fopen(path, "w");
+    CHECK(f && fclose(f) == 0);
+    strcat(path, "/cache");
+    setenv("KILN_CACHE_DIR", path, 1);
+    CHECK(run_child("miss"));
+    CHECK(run_child("miss"));
+    remove_tree(temp_dir);
+    return 0;
+}
+
+static int expect_hit(const char *src, const char *opts, int want)
+{
+    struct kiln_cc_program *p = build(src, opts);
+    CHECK(p);
+    int hit = cc->from_cache(p);
+    cc->destroy(p);
+    if (hit != want)
+        fprintf(stderr, "expected a %s\n", want ? "hit" : "miss");
+    CHECK(hit == want);
+    return 0;
+}
+
+/* What the key covers: in one process, a miss, then hits until something changes. */
+static int test_key(void)
+{
+    static const char other_source[] =
+        "kernel void fill(global volatile int *out, int v) { out[get_global_id(0)] = v;  }\n";
+    CHECK(fresh_cache() == 0);
+    unsetenv("KILN_BARRIER_STRATEGY");
+    CHECK(expect_hit(program, options, 0) == 0);
+    CHECK(expect_hit(program, options, 1) == 0);
+    CHECK(expect_hit(program, "-cl-kernel-arg-info -DUNUSED=2", 0) == 0);
+    CHECK(expect_hit(program, NULL, 0) == 0);
+    CHECK(expect_hit(program, "", 1) == 0); /* no options and "" are the same build */
+    CHECK(expect_hit(other_source, options, 0) == 0);
+    CHECK(expect_hit(other_source, options, 1) == 0);
+    setenv("KILN_BARRIER_STRATEGY", "test-value", 1);
+    CHECK(expect_hit(program, options, 0) == 0);
+    CHECK(expect_hit(program, options, 1) == 0);
+    unsetenv("KILN_BARRIER_STRATEGY");
+    CHECK(expect_hit(program, options, 1) == 0);
+    /* Builds that trace the stages bypass the cache, in both directions. */
+    int files = count_files(temp_dir, NULL, 0);
+    setenv("KILN_KEEP_ASM", "1", 1);
+    struct kiln_cc_program *p = build(program, "-DKEEP_ASM");
+    CHECK(p && !cc->from_cache(p));
+    char *text = cc->assembly(p);
+    CHECK(text && strstr(text, "kiln.wg.scale"));
+    free(text);
+    cc->destroy(p);
+    CHECK(expect_hit(program, options, 0) == 0);
+    unsetenv("KILN_KEEP_ASM");
+    char dump[300];
+    snprintf(dump, sizeof(dump), "%s-ir", temp_dir);
+    CHECK(mkdir(dump, 0700) == 0);
+    setenv("KILN_DUMP_IR", dump, 1);
+    CHECK(expect_hit(program, options, 0) == 0);
+    CHECK(count_files(dump, NULL, 0) > 0);
+    unsetenv("KILN_DUMP_IR");
+    CHECK(count_files(temp_dir, NULL, 0) == files);
+    remove_tree(dump);
+    remove_tree(temp_dir);
+    return 0;
+}
+
+static const char other_program[] =
+    "kernel void fill(global volatile int *out, int v) { out[get_global_id(0)] = v + 1; }\n";
+
+/* An intact entry under another key's name (a copied file) is a miss, not a wrong program. */
+static int test_swapped(void)
+{
+    char a[512] = "", b[512] = "", saved[600];
+    CHECK(fresh_cache() == 0);
+    CHECK(expect_hit(program, options, 0) == 0);
+    CHECK(count_files(temp_dir, a, sizeof(a)) == 1 && a[0]);
+    snprintf(saved, sizeof(saved), "%s/saved", temp_dir);
+    CHECK(rename(a, saved) == 0);
+    CHECK(expect_hit(other_program, NULL, 0) == 0);
+    CHECK(count_files(temp_dir, b, sizeof(b)) == 2 && b[0] && strcmp(a, b) != 0);
+    CHECK(rename(saved, b) == 0);
+    CHECK(expect_hit(other_program, NULL, 0) == 0);
+    CHECK(expect_hit(other_program, NULL, 1) == 0);
+    remove_tree(temp_dir);
+    return 0;
+}
+
+/* FIPS 180-4 example values, and input fed in pieces of every awkward size. */
+static int test_sha256(void)
+{
+    static const struct {
+        const char *text;
+        const char *hex;
+    } known[] = {
+        {"", "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"},
+        {"abc", "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"},
+        {"abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq",
+         "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1"},
+    };
+    uint8_t d[KILN_CC_HASH_SIZE], e[KILN_CC_HASH_SIZE];
+    char hex[2 * KILN_CC_HASH_SIZE + 1];
+    for (size_t i = 0; i < sizeof(known) / sizeof(known[0]); i++) {
+        kiln_cc_sha256(known[i].text, strlen(known[i].text), d);
+        for (int j = 0; j < KILN_CC_HASH_SIZE; j++)
+            sprintf(hex + 2 * j, "%02x", d[j]);
+        CHECK(strcmp(hex, known[i].hex) == 0);
+    }
+    /* One million 'a', fed 1, 63, 64, 65, ... bytes at a time. */
+    static char a[1000000];
+    memset(a, 'a', sizeof(a));
+    static const size_t steps[] = {1, 63, 64, 65, 55, 56, 1000};
+    struct kiln_cc_sha256 s;
+    kiln_cc_sha256_init(&s);
+    for (size_t at = 0, k = 0; at < sizeof(a); k++) {
+        size_t n = steps[k % 7] < sizeof(a) - at ? steps[k % 7] : sizeof(a) - at;
+        kiln_cc_sha256_update(&s, a + at, n);
+        at += n;
+    }
+    kiln_cc_sha256_final(&s, d);
+    kiln_cc_sha256(a, sizeof(a), e);
+    CHECK(memcmp(d, e, sizeof(d)) == 0);
+    for (int j = 0; j < KILN_CC_HASH_SIZE; j++)
+        sprintf(hex + 2 * j, "%02x", d[j]);
+    CHECK(strcmp(hex, "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0") == 0);
+    return 0;
+}
+
+/* Loads `data`; expects KILN_CC_INVALID_BINARY with `reason` in the log. */
+static int expect_invalid(const unsigned char *data, size_t size, const char *reason)
+{
+    struct kiln_cc_program *p = NULL;
+    char *log = NULL;
+    enum kiln_cc_status s = cc->load_binary(data, size, &p, &log);
+    if (s != KILN_CC_INVALID_BINARY || !log || !strstr(log, reason))
+        fprintf(stderr, "status %d, log: %s\n", (int)s, log ? log : "(none)");
+    CHECK(s == KILN_CC_INVALID_BINARY && p == NULL);
+    CHECK(log && strstr(log, reason));
+    free(log);
+    return 0;
+}
+
+static int test_binary(void)
+{
+    setenv("KILN_CACHE_DIR", "off", 1);
+    struct kiln_cc_program *p = build(program, options);
+    CHECK(p);
+    size_t size = 0;
+    const unsigned char *bin = cc->binary(p, &size);
+    CHECK(bin && size > 104 && memcmp(bin, "KILNPROG", 8) == 0);
+    unsigned char *copy = malloc(size);
+    CHECK(copy);
+    memcpy(copy, bin, size);
+
+    struct kiln_cc_program *q = NULL;
+    char *log = NULL;
+    CHECK(cc->load_binary(copy, size, &q, &log) == KILN_CC_OK && q && log);
+    free(log);
+    CHECK(!cc->from_cache(q));
+    CHECK(run_scale(q) == 0);
+    CHECK(same_descriptions(q, p) == 0);
+    size_t qsize = 0;
+    const unsigned char *qbin = cc->binary(q, &qsize);
+    CHECK(qsize == size && memcmp(qbin, bin, size) == 0);
+    cc->destroy(q);
+
+    CHECK(expect_invalid(copy, 50, "not a Kiln program binary") == 0);
+    CHECK(expect_invalid(copy, size - 1, "its header says") == 0);
+    copy[size / 2] ^= 1;
+    CHECK(expect_invalid(copy, size, "checksum") == 0);
+    copy[size / 2] ^= 1;
+    copy[8] = 99; /* the format version */
+    CHECK(expect_invalid(copy, size, "format 99") == 0);
+    copy[8] = bin[8];
+    /* Another CPU: the target names another CPU, and the checksum is right for it. */
+    unsigned char *target = copy + 104;
+    CHECK(memchr(target, ';', 64) != NULL);
+    unsigned char *cpu = (unsigned char *)memchr(target, ';', 64) + 1;
+    cpu[0] = cpu[0] == 'z' ? 'y' : 'z';
+    struct kiln_cc_sha256 s;
+    kiln_cc_sha256_init(&s);
+    kiln_cc_sha256_update(&s, copy, 72);
+    kiln_cc_sha256_update(&s, copy + 104, size - 104);
+    kiln_cc_sha256_final(&s, copy + 72);
+    CHECK(expect_invalid(copy, size, "another CPU") == 0);
+    free(copy);
+    cc->destroy(p);
+    return 0;
+}
+
+struct test {
+    const char *name;
+    int (*run)(void);
+};
+
+static const struct test tests[] = {
+    {"hit", test_hit},           {"corrupt", test_corrupt}, {"concurrent", test_concurrent},
+    {"location", test_location}, {"key", test_key},         {"sha256", test_sha256},
+    {"binary", test_binary},     {"swapped", test_swapped},
+};
+
+int main(int argc, char **argv)
+{
+    if (argc < 3) {
+        fprintf(stderr, "usage: %s LIBKILN_CC TEST\n", argv[0]);
+        return 2;
+    }
+    lib_path = argv[1];
+    if (strcmp(argv[2], "sha256") == 0)
+        return test_sha256();
+    void *lib = dlopen(argv[1], RTLD_NOW | RTLD_LOCAL);
+    if (!lib) {
+        fprintf(stderr, "%s\n", dlerror());
+        return 1;
+    }
+    kiln_cc_interface_fn get = (kiln_cc_interface_fn)dlsym(lib, KILN_CC_INTERFACE_SYMBOL);
+    cc = get ? get() : NULL;
+    if (!cc || cc->abi_version != KILN_CC_ABI_VERSION) {
+        fprintf(stderr, "no interface, or ABI version %u, expected %u\n", cc ? cc->abi_version : 0,
+                KILN_CC_ABI_VERSION);
+        return 1;
+    }
+    if (strcmp(argv[2], "child") == 0)
+        return argc == 4 ? child(argv[3]) : 2;
+    for (size_t i = 0; i < sizeof(tests) / sizeof(tests[0]); i++)
+        if (strcmp(argv[2], tests[i].name) == 0)
+            return tests[i].run();
+    fprintf(stderr, "no test named %s\n", argv[2]);
+    return 2;
+}
