@@ -33,6 +33,8 @@
 
 /* Name prefix of the work-group functions; the dot keeps them apart from C names. */
 #define KILN_CC_WG_PREFIX "kiln.wg."
+/* Name prefix of the per-work-item functions of the fiber strategy. */
+#define KILN_CC_WI_PREFIX "kiln.wi."
 /* The hooks the kernel library calls (kernel-lib/include/kiln_lib.h). */
 #define KILN_CC_HOOK_CTX      "__kiln_ctx"
 #define KILN_CC_HOOK_LOCAL_ID "__kiln_local_id"

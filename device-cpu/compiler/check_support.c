@@ -64,7 +64,10 @@ static const char *user_kernel(LLVMValueRef user)
         return "?";
     const char *fn = LLVMGetValueName(LLVMGetBasicBlockParent(LLVMGetInstructionParent(user)));
     size_t n = strlen(KILN_CC_WG_PREFIX);
-    return strncmp(fn, KILN_CC_WG_PREFIX, n) == 0 ? fn + n : fn;
+    if (strncmp(fn, KILN_CC_WG_PREFIX, n) == 0)
+        return fn + n;
+    n = strlen(KILN_CC_WI_PREFIX);
+    return strncmp(fn, KILN_CC_WI_PREFIX, n) == 0 ? fn + n : fn;
 }
 
 static bool check_function(struct kiln_cc_build *b, LLVMValueRef fn)

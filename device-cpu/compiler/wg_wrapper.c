@@ -190,7 +190,7 @@ static void call_kernel(struct kiln_cc_build *b, LLVMBuilderRef bld, LLVMValueRe
 static enum kiln_cc_status build_item_function(struct kiln_cc_build *b, unsigned k,
                                                struct wg_loops *loops)
 {
-    static const char prefix[] = "kiln.wi.";
+    static const char prefix[] = KILN_CC_WI_PREFIX;
     static const char *const lid_names[3] = {"lid.x", "lid.y", "lid.z"};
     LLVMContextRef ctx = b->ctx;
     LLVMValueRef fn = b->kernel_fns[k];
