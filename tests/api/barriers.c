@@ -102,6 +102,13 @@ static const char *src =
     "  }\n"
     "  if (row < M && col < N) C[row * N + col] = acc;\n"
     "}\n"
+    "kernel void any_size(global int *out) {\n"
+    "  local int tmp[4096];\n"
+    "  size_t l = get_local_id(0), n = get_local_size(0), gid = get_global_id(0);\n"
+    "  tmp[l] = (int)gid;\n"
+    "  barrier(CLK_LOCAL_MEM_FENCE);\n"
+    "  out[2 * gid] = tmp[(l + 1) % n]; out[2 * gid + 1] = (int)n;\n"
+    "}\n"
     "kernel void big_local(global int *out, local int *arg) {\n"
     "  local int big[8192];\n"
     "  size_t l = get_local_id(0);\n"
@@ -299,6 +306,33 @@ static void run_sgemm(struct kt_env *env, cl_kernel k, int m, int n, int kk)
     free(c);
 }
 
+/* No local size: the runtime picks one, and the scratch area must fit it. */
+static void run_any_size(struct kt_env *env, cl_program p, size_t global)
+{
+    cl_int err;
+    cl_kernel k = clCreateKernel(p, "any_size", &err);
+    KT_REQUIRE(err == CL_SUCCESS, "any_size: %d", err);
+    int *out = malloc(2 * global * sizeof(int));
+    KT_REQUIRE(out, "out of memory");
+    cl_mem bo = buffer(env, 2 * global * sizeof(int), NULL);
+    clSetKernelArg(k, 0, sizeof(bo), &bo);
+    KT_EXPECT(clEnqueueNDRangeKernel(env->queue, k, 1, NULL, &global, NULL, 0, NULL, NULL),
+              CL_SUCCESS);
+    read(env, bo, 2 * global * sizeof(int), out);
+    size_t bad = 0, local = (size_t)out[1];
+    for (size_t i = 0; i < global && local; i++) {
+        size_t n = group_size(i, global, local), start = i / local * local, l = i - start;
+        if ((out[2 * i] != (int)(start + (l + 1) % n) || out[2 * i + 1] != (int)n) && bad++ < 3)
+            fprintf(stderr, "any_size %zu: [%zu] got %d (size %d)\n", global, i, out[2 * i],
+                    out[2 * i + 1]);
+    }
+    KT_CHECK(local > 0 && bad == 0, "any_size global %zu (local %zu): %zu wrong", global, local,
+             bad);
+    clReleaseMemObject(bo);
+    clReleaseKernel(k);
+    free(out);
+}
+
 /* Kernel-scope __local bytes count toward the device's limit with the arguments. */
 static void local_limits(struct kt_env *env, cl_program p)
 {
@@ -422,6 +456,8 @@ int main(void)
     run_sgemm(&env, k, 72, 40, 50);
     clReleaseKernel(k);
 
+    run_any_size(&env, p, 1000);
+    run_any_size(&env, p, 65536);
     local_limits(&env, p);
     limits(&env);
     clReleaseProgram(p);
