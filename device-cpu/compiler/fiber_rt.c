@@ -47,7 +47,7 @@ _Static_assert(sizeof(struct fiber_group) <= KILN_FIBER_FIXED, "group record too
 
 void kiln_fiber_switch(void **save_sp, void *to_sp);
 void kiln_fiber_trampoline(void);
-void kiln_fiber_main(struct fiber_group *g, uint64_t i);
+void *kiln_fiber_main(struct fiber_group *g, uint64_t i);
 
 static struct fiber_item *item(struct fiber_group *g, uint64_t i)
 {
@@ -73,20 +73,18 @@ static void check_canary(struct fiber_group *g, uint64_t i)
     abort();
 }
 
-void kiln_fiber_main(struct fiber_group *g, uint64_t i)
+/* Runs work-item i; returns the stack pointer to continue on. */
+void *kiln_fiber_main(struct fiber_group *g, uint64_t i)
 {
     uint64_t x = i % g->size_x, y = i / g->size_x % g->size_y, z = i / g->size_x / g->size_y;
     g->fn(g->args, g->ctx, g, x, y, z);
     struct fiber_item *it = item(g, i);
     check_canary(g, i);
     it->done = 1;
-    if (++g->finished == g->n) {
-        kiln_fiber_switch(&it->sp, g->main_sp);
-    } else {
-        g->current = next_item(g, i);
-        kiln_fiber_switch(&it->sp, item(g, g->current)->sp);
-    }
-    __builtin_unreachable();
+    if (++g->finished == g->n)
+        return g->main_sp;
+    g->current = next_item(g, i);
+    return item(g, g->current)->sp;
 }
 
 static void fiber_barrier(struct fiber_group *g)

@@ -14,6 +14,10 @@
  *
  * A new fiber's first frame (built by fiber_rt.c) returns into
  * kiln_fiber_trampoline with its group in r12 and its work-item index in r13.
+ * The trampoline calls kiln_fiber_main, which runs the work-item and returns the
+ * stack to continue on; the finished stack is never resumed, so nothing is saved.
+ * Every C function on a fiber thus returns normally, which keeps the
+ * sanitizers' shadow call stacks balanced.
  */
     .text
 
@@ -32,6 +36,7 @@ kiln_fiber_switch:
     stmxcsr (%rsp)
     fnstcw 4(%rsp)
     movq %rsp, (%rdi)
+.Lrestore:
     movq %rsi, %rsp
     ldmxcsr (%rsp)
     fldcw 4(%rsp)
@@ -45,7 +50,7 @@ kiln_fiber_switch:
     ret
     .size kiln_fiber_switch, . - kiln_fiber_switch
 
-/* Entered by the ret above on a fresh stack; never returns. */
+/* Entered by the ret above on a fresh stack; leaves it for good. */
     .globl kiln_fiber_trampoline
     .hidden kiln_fiber_trampoline
     .type kiln_fiber_trampoline, @function
@@ -55,7 +60,8 @@ kiln_fiber_trampoline:
     movq %r13, %rsi
     andq $-16, %rsp
     call kiln_fiber_main
-    ud2
+    movq %rax, %rsi
+    jmp .Lrestore
     .size kiln_fiber_trampoline, . - kiln_fiber_trampoline
 
     .section .note.GNU-stack, "", @progbits
