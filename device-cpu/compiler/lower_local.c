@@ -210,6 +210,17 @@ static enum kiln_cc_status lower_body(struct kiln_cc_build *b, unsigned k, struc
     return status;
 }
 
+/* Whether v has a use other than by constant expressions nothing uses any more. */
+static bool has_live_use(LLVMValueRef v)
+{
+    for (LLVMUseRef u = LLVMGetFirstUse(v); u; u = LLVMGetNextUse(u)) {
+        LLVMValueRef user = LLVMGetUser(u);
+        if (!LLVMIsAConstantExpr(user) || has_live_use(user))
+            return true;
+    }
+    return false;
+}
+
 enum kiln_cc_status kiln_cc_lower_local(struct kiln_cc_build *b)
 {
     struct layout l = {0};
@@ -224,13 +235,15 @@ enum kiln_cc_status kiln_cc_lower_local(struct kiln_cc_build *b)
     while (g) {
         LLVMValueRef next = LLVMGetNextGlobal(g);
         if (is_local_var(g)) {
-            if (LLVMGetFirstUse(g)) {
+            if (has_live_use(g)) {
                 kiln_cc_log_printf(b->log,
                                    "error: __local variable '%s' is used by a function that "
                                    "could not be inlined into a kernel (recursion?)\n",
                                    LLVMGetValueName(g));
                 status = KILN_CC_BUILD_FAILED;
             } else {
+                /* Dead constant expressions may still name it. */
+                LLVMReplaceAllUsesWith(g, LLVMGetPoison(LLVMTypeOf(g)));
                 LLVMDeleteGlobal(g);
             }
         }

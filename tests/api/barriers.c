@@ -102,6 +102,21 @@ static const char *src =
     "  }\n"
     "  if (row < M && col < N) C[row * N + col] = acc;\n"
     "}\n"
+    "kernel void shift(global int *out) {\n"
+    "  local int s[64];\n"
+    "  size_t l = get_local_id(0), n = get_local_size(0);\n"
+    "  s[l] = out[get_global_id(0)];\n"
+    "  barrier(CLK_LOCAL_MEM_FENCE);\n"
+    "  out[get_global_id(0)] = s[(l + 1) % n];\n"
+    "  barrier(CLK_LOCAL_MEM_FENCE);\n"
+    "}\n"
+    "kernel void shift_twice(global int *out) {\n"
+    "  local int mine[4];\n"
+    "  if (get_local_id(0) == 0) mine[3] = 5;\n"
+    "  shift(out);\n"
+    "  shift(out);\n"
+    "  out[get_global_id(0)] += mine[3];\n"
+    "}\n"
     "kernel void any_size(global int *out) {\n"
     "  local int tmp[4096];\n"
     "  size_t l = get_local_id(0), n = get_local_size(0), gid = get_global_id(0);\n"
@@ -306,6 +321,40 @@ static void run_sgemm(struct kt_env *env, cl_kernel k, int m, int n, int kk)
     free(c);
 }
 
+/* A kernel calling a kernel: each gets its own layout of what it reaches. */
+static void run_shift(struct kt_env *env, cl_program p, const char *name, int turns, int add)
+{
+    cl_int err;
+    size_t global = 100, local = 40;
+    int data[100], out[100];
+    cl_kernel k = clCreateKernel(p, name, &err);
+    KT_REQUIRE(err == CL_SUCCESS, "%s: %d", name, err);
+    cl_ulong bytes = 0;
+    KT_EXPECT(clGetKernelWorkGroupInfo(k, env->device, CL_KERNEL_LOCAL_MEM_SIZE, sizeof(bytes),
+                                       &bytes, NULL),
+              CL_SUCCESS);
+    /* shift: s[64]; shift_twice: s[64] and mine[4], at most 16 bytes of padding apart. */
+    KT_CHECK(turns == 1 ? bytes == 256 : bytes >= 272 && bytes <= 288, "%s: %llu local bytes", name,
+             (unsigned long long)bytes);
+    for (size_t i = 0; i < global; i++)
+        data[i] = (int)(i * i % 89);
+    cl_mem b = buffer(env, sizeof(data), data);
+    clSetKernelArg(k, 0, sizeof(b), &b);
+    KT_EXPECT(clEnqueueNDRangeKernel(env->queue, k, 1, NULL, &global, &local, 0, NULL, NULL),
+              CL_SUCCESS);
+    read(env, b, sizeof(out), out);
+    size_t bad = 0;
+    for (size_t i = 0; i < global; i++) {
+        size_t n = group_size(i, global, local), start = i / local * local, l = i - start;
+        int want = data[start + (l + (size_t)turns) % n] + add;
+        if (out[i] != want && bad++ < 3)
+            fprintf(stderr, "%s: [%zu] got %d want %d\n", name, i, out[i], want);
+    }
+    KT_CHECK(bad == 0, "%s: %zu wrong", name, bad);
+    clReleaseMemObject(b);
+    clReleaseKernel(k);
+}
+
 /* No local size: the runtime picks one, and the scratch area must fit it. */
 static void run_any_size(struct kt_env *env, cl_program p, size_t global)
 {
@@ -456,6 +505,8 @@ int main(void)
     run_sgemm(&env, k, 72, 40, 50);
     clReleaseKernel(k);
 
+    run_shift(&env, p, "shift", 1, 0);
+    run_shift(&env, p, "shift_twice", 2, 5);
     run_any_size(&env, p, 1000);
     run_any_size(&env, p, 65536);
     local_limits(&env, p);

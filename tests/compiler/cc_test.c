@@ -557,6 +557,16 @@ static int test_unsupported_refused(void)
                                     "    p[get_global_id(0)] = sin(p[0]);\n"
                                     "}\n";
     static const char *const undefined_needles[] = {"undefined function 'sin' (_Z3sinf)", NULL};
+    static const char recursive_local[] = "kernel void k(global int *p, int d)\n"
+                                          "{\n"
+                                          "    local int t;\n"
+                                          "    t = d;\n"
+                                          "    if (d > 0)\n"
+                                          "        k(p, d - 1);\n"
+                                          "    p[0] = t;\n"
+                                          "}\n";
+    static const char *const recursive_needles[] = {
+        "__local variable 'k.t' is used by a function that could not be inlined", NULL};
     /* On fibers the kernel's code sits in kiln.wi.k; the log still names k. */
     static const char undefined_fibers[] = "kernel void k(global float *p)\n"
                                            "{\n"
@@ -572,6 +582,7 @@ static int test_unsupported_refused(void)
     return expect_failure(image, "-cl-std=CL3.0", KILN_CC_BUILD_FAILED, image_needles) ||
            expect_failure(undefined, NULL, KILN_CC_BUILD_FAILED, undefined_needles) ||
            expect_failure(undefined_fibers, NULL, KILN_CC_BUILD_FAILED, fibers_needles) ||
+           expect_failure(recursive_local, NULL, KILN_CC_BUILD_FAILED, recursive_needles) ||
            expect_failure(collective, "-cl-std=CL2.0", KILN_CC_BUILD_FAILED, collective_needles);
 }
 
