@@ -4,8 +4,9 @@
  * groups, in branches the whole group takes, in nested loops and in a called
  * function; early return after the last barrier; private arrays and structs live
  * across barriers; a kernel calling another kernel; kernel-scope __local arrays
- * beside __local arguments; a tree reduction; a tiled sgemm. Local sizes 1, non
- * powers of two, partial last groups and 4096 work-items per group. Also the
+ * beside __local arguments, and in a called kernel; a tree reduction; a tiled
+ * sgemm; 3D groups. Local sizes 1, non powers of two, partial last groups, 4096
+ * work-items per group and a size the runtime picks. Also the
  * limits: too much __local memory at enqueue, too much private memory, and
  * KILN_BARRIER_STRATEGY values. Run once with the worker pool and once with
  * KILN_NUM_THREADS=0.
@@ -116,6 +117,16 @@ static const char *src =
     "  shift(out);\n"
     "  shift(out);\n"
     "  out[get_global_id(0)] += mine[3];\n"
+    "}\n"
+    "kernel void cube(global int *out) {\n"
+    "  local int t[64];\n"
+    "  size_t lid = get_local_linear_id();\n"
+    "  size_t n = get_local_size(0) * get_local_size(1) * get_local_size(2);\n"
+    "  size_t g = get_global_id(0) + get_global_size(0) *\n"
+    "             (get_global_id(1) + get_global_size(1) * get_global_id(2));\n"
+    "  t[lid] = (int)g;\n"
+    "  barrier(CLK_LOCAL_MEM_FENCE);\n"
+    "  out[g] = t[n - 1 - lid];\n"
     "}\n"
     "kernel void any_size(global int *out) {\n"
     "  local int tmp[4096];\n"
@@ -355,6 +366,33 @@ static void run_shift(struct kt_env *env, cl_program p, const char *name, int tu
     clReleaseKernel(k);
 }
 
+/* 3D groups: the work-item's mirror in its group is the reversed coordinates. */
+static void run_cube(struct kt_env *env, cl_program p)
+{
+    cl_int err;
+    size_t global[3] = {8, 6, 4}, local[3] = {4, 3, 2}, n = 8 * 6 * 4;
+    int out[8 * 6 * 4];
+    cl_kernel k = clCreateKernel(p, "cube", &err);
+    KT_REQUIRE(err == CL_SUCCESS, "cube: %d", err);
+    cl_mem b = buffer(env, sizeof(out), NULL);
+    clSetKernelArg(k, 0, sizeof(b), &b);
+    KT_EXPECT(clEnqueueNDRangeKernel(env->queue, k, 3, NULL, global, local, 0, NULL, NULL),
+              CL_SUCCESS);
+    read(env, b, sizeof(out), out);
+    size_t bad = 0;
+    for (size_t i = 0; i < n; i++) {
+        size_t c[3] = {i % 8, i / 8 % 6, i / 48}, m[3];
+        for (int d = 0; d < 3; d++)
+            m[d] = c[d] / local[d] * local[d] + local[d] - 1 - c[d] % local[d];
+        int want = (int)(m[0] + 8 * (m[1] + 6 * m[2]));
+        if (out[i] != want && bad++ < 3)
+            fprintf(stderr, "cube: [%zu] got %d want %d\n", i, out[i], want);
+    }
+    KT_CHECK(bad == 0, "cube: %zu wrong", bad);
+    clReleaseMemObject(b);
+    clReleaseKernel(k);
+}
+
 /* No local size: the runtime picks one, and the scratch area must fit it. */
 static void run_any_size(struct kt_env *env, cl_program p, size_t global)
 {
@@ -507,6 +545,7 @@ int main(void)
 
     run_shift(&env, p, "shift", 1, 0);
     run_shift(&env, p, "shift_twice", 2, 5);
+    run_cube(&env, p);
     run_any_size(&env, p, 1000);
     run_any_size(&env, p, 65536);
     local_limits(&env, p);
