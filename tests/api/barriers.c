@@ -451,6 +451,28 @@ static void local_limits(struct kt_env *env, cl_program p)
     KT_EXPECT(clFinish(env->queue), CL_SUCCESS);
     clReleaseMemObject(bo);
     clReleaseKernel(k);
+
+    /* 80 000 bytes of variables alone are over the limit too. */
+    static const char *huge_src = "kernel void huge(global int *out) {\n"
+                                  "  local int h[20000];\n"
+                                  "  h[get_local_id(0)] = 1;\n"
+                                  "  barrier(CLK_LOCAL_MEM_FENCE);\n"
+                                  "  out[get_global_id(0)] = h[0];\n"
+                                  "}\n";
+    cl_program hp = kt_build(env, huge_src, "-cl-std=CL3.0");
+    k = clCreateKernel(hp, "huge", &err);
+    KT_REQUIRE(err == CL_SUCCESS, "huge: %d", err);
+    KT_EXPECT(clGetKernelWorkGroupInfo(k, env->device, CL_KERNEL_LOCAL_MEM_SIZE, sizeof(bytes),
+                                       &bytes, NULL),
+              CL_SUCCESS);
+    KT_CHECK(bytes == 80000, "huge: CL_KERNEL_LOCAL_MEM_SIZE %llu", (unsigned long long)bytes);
+    bo = buffer(env, sizeof(out), NULL);
+    clSetKernelArg(k, 0, sizeof(bo), &bo);
+    KT_EXPECT(clEnqueueNDRangeKernel(env->queue, k, 1, NULL, &global, &local, 0, NULL, NULL),
+              CL_OUT_OF_RESOURCES);
+    clReleaseMemObject(bo);
+    clReleaseKernel(k);
+    clReleaseProgram(hp);
 }
 
 /* A build that must fail with a log line containing `want`. */
