@@ -9,10 +9,13 @@
  *   kernel_info.c   kernel argument metadata -> struct kiln_cc_kernel
  *   link_library.c  link the embedded kernel library
  *   wg_wrapper.c    one work-group function per kernel, everything inlined
+ *                   (wg_fibers.c: kernels with barriers, on per-work-item fibers)
+ *   lower_local.c   kernel-scope __local variables -> offsets in the arena
  *   check_support.c refuse what this compiler cannot run correctly
  *   optimize.c      host CPU attributes, default<O3>
  *   codegen.c       object (and optionally assembly) in memory
- *   jit_load.c      LLJIT loads the object, wrappers are looked up
+ *   jit_load.c      LLJIT loads the object, binds the runtime's entry points
+ *                   (fiber_rt.c, fiber_switch.S), wrappers are looked up
  *
  * compiler.c drives them and holds the interface table. Before the front end it
  * asks the kernel cache (cache.c) for the build's key; on a hit the stored
@@ -35,11 +38,34 @@
 
 /* Name prefix of the work-group functions; the dot keeps them apart from C names. */
 #define KILN_CC_WG_PREFIX "kiln.wg."
+/* Name prefix of the per-work-item functions of the fiber strategy. */
+#define KILN_CC_WI_PREFIX "kiln.wi."
 /* The hooks the kernel library calls (kernel-lib/include/kiln_lib.h). */
 #define KILN_CC_HOOK_CTX      "__kiln_ctx"
 #define KILN_CC_HOOK_LOCAL_ID "__kiln_local_id"
 /* Clang's calling convention number for spir_kernel functions. */
 #define KILN_CC_SPIR_KERNEL_CC 76
+
+/*
+ * The fiber strategy (wg_fibers.c, fiber_rt.c). Each work-item of a group runs on
+ * its own KILN_FIBER_STACK-byte stack in the worker's scratch area, after a group
+ * record of KILN_FIBER_FIXED bytes. A kernel may keep at most
+ * KILN_FIBER_PRIVATE_MAX bytes in private variables; the rest of the stack is for
+ * spills, calls into libm and the switch itself.
+ */
+#define KILN_FIBER_STACK       32768
+#define KILN_FIBER_FIXED       128
+#define KILN_FIBER_PRIVATE_MAX 16384
+/* Runtime entry points the JIT binds to absolute addresses (fiber_rt.c). */
+#define KILN_CC_FIBER_RUN     "kiln.fiber.run"
+#define KILN_CC_FIBER_BARRIER "kiln.fiber.barrier"
+
+struct kiln_cc_runtime_symbol {
+    const char *name;
+    void (*address)(void);
+};
+#define KILN_CC_NUM_RUNTIME_SYMBOLS 2
+extern const struct kiln_cc_runtime_symbol kiln_cc_runtime_symbols[KILN_CC_NUM_RUNTIME_SYMBOLS];
 
 /* A growing, always NUL-terminated build log. */
 struct kiln_cc_log {
@@ -99,6 +125,12 @@ struct kiln_cc_build {
     struct kiln_cc_program *prog;
     LLVMValueRef *kernel_fns; /* prog->num_kernels entries, the spir_kernel functions */
     LLVMValueRef *wrappers;   /* prog->num_kernels entries, after wg_wrapper.c */
+    /*
+     * prog->num_kernels entries, after wg_wrapper.c: the function each kernel's code
+     * was inlined into, the wrapper itself or, on fibers, its per-work-item function.
+     * Parameter 1 of either is the struct kiln_wg_ctx pointer.
+     */
+    LLVMValueRef *bodies;
     LLVMTargetMachineRef tm;
     unsigned id;          /* numbers this build's IR dumps */
     const char *dump_dir; /* KILN_DUMP_IR, or NULL */
@@ -108,6 +140,7 @@ enum kiln_cc_status kiln_cc_frontend_run(struct kiln_cc_build *b, const char *so
 enum kiln_cc_status kiln_cc_kernels_read(struct kiln_cc_build *b);
 enum kiln_cc_status kiln_cc_link_library(struct kiln_cc_build *b);
 enum kiln_cc_status kiln_cc_wrappers_build(struct kiln_cc_build *b);
+enum kiln_cc_status kiln_cc_lower_local(struct kiln_cc_build *b);
 enum kiln_cc_status kiln_cc_check_support(struct kiln_cc_build *b);
 enum kiln_cc_status kiln_cc_optimize(struct kiln_cc_build *b);
 /* On KILN_CC_OK *object is the emitted ELF object, owned by the caller. */
@@ -161,6 +194,18 @@ bool kiln_cc_cache_read(const uint8_t key[KILN_CC_HASH_SIZE], uint8_t **data, si
 /* Stores an entry; failures are silent but for a note in `log` when a write failed. */
 void kiln_cc_cache_write(const uint8_t key[KILN_CC_HASH_SIZE], const uint8_t *data, size_t size,
                          struct kiln_cc_log *log);
+
+/*
+ * The fiber strategy, called by wg_wrapper.c. select sets *use when kernel k
+ * calls a barrier and KILN_BARRIER_STRATEGY picks fibers. wrap builds the kernel's
+ * work-group function around its per-work-item function `item`, of type
+ * void(ptr args, ptr ctx, ptr group, i64 x, i64 y, i64 z); finish, once the
+ * kernel is inlined into `item`, turns its barriers into switches and sets the
+ * kernel's scratch and private-memory figures.
+ */
+enum kiln_cc_status kiln_cc_fibers_select(struct kiln_cc_build *b, unsigned k, bool *use);
+enum kiln_cc_status kiln_cc_fibers_wrap(struct kiln_cc_build *b, unsigned k, LLVMValueRef item);
+enum kiln_cc_status kiln_cc_fibers_finish(struct kiln_cc_build *b, unsigned k, LLVMValueRef item);
 
 /* Frees what kernel_info.c allocated in p->kernels. */
 void kiln_cc_kernels_free(struct kiln_cc_program *p);

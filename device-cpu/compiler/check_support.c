@@ -5,12 +5,13 @@
  * It runs after the work-group stage, when each wrapper holds all the code its
  * kernel can reach (globaldce has dropped the rest), so only what a kernel really
  * uses is refused, and the log can name that kernel. Refused:
- *  - calls to barriers and work-group or sub-group functions: the work-group loop
- *    runs work-items one after another, which is correct only without them;
- *  - __local variables declared in a kernel: they need a slot in the work-group
- *    arena, which is not allocated yet;
- *  - calls to functions defined neither by the program nor by the kernel library
- *    (builtins Kiln does not implement yet, or a missing user function);
+ *  - calls to barriers the work-group stage left in place (KILN_BARRIER_STRATEGY
+ *    chose a strategy this build lacks) and to work-group or sub-group functions:
+ *    the work-group loop runs work-items one after another, which is correct only
+ *    without them;
+ *  - calls to functions defined neither by the program, nor by the kernel
+ *    library, nor by the runtime (fiber_rt.c): builtins Kiln does not implement
+ *    yet, or a missing user function;
  *  - hook calls that could not be inlined into a wrapper (recursion).
  */
 #include "cc_internal.h"
@@ -63,7 +64,10 @@ static const char *user_kernel(LLVMValueRef user)
         return "?";
     const char *fn = LLVMGetValueName(LLVMGetBasicBlockParent(LLVMGetInstructionParent(user)));
     size_t n = strlen(KILN_CC_WG_PREFIX);
-    return strncmp(fn, KILN_CC_WG_PREFIX, n) == 0 ? fn + n : fn;
+    if (strncmp(fn, KILN_CC_WG_PREFIX, n) == 0)
+        return fn + n;
+    n = strlen(KILN_CC_WI_PREFIX);
+    return strncmp(fn, KILN_CC_WI_PREFIX, n) == 0 ? fn + n : fn;
 }
 
 static bool check_function(struct kiln_cc_build *b, LLVMValueRef fn)
@@ -74,6 +78,9 @@ static bool check_function(struct kiln_cc_build *b, LLVMValueRef fn)
 
     if (!LLVMIsDeclaration(fn) || !use || strncmp(name, "llvm.", 5) == 0)
         return true;
+    for (size_t i = 0; i < KILN_CC_NUM_RUNTIME_SYMBOLS; i++)
+        if (strcmp(name, kiln_cc_runtime_symbols[i].name) == 0)
+            return true;
     const char *kernel = user_kernel(LLVMGetUser(use));
     if (strcmp(name, KILN_CC_HOOK_CTX) == 0 || strcmp(name, KILN_CC_HOOK_LOCAL_ID) == 0) {
         kiln_cc_log_printf(b->log,
@@ -105,16 +112,6 @@ enum kiln_cc_status kiln_cc_check_support(struct kiln_cc_build *b)
 {
     bool ok = true;
 
-    for (LLVMValueRef g = LLVMGetFirstGlobal(b->mod); g; g = LLVMGetNextGlobal(g)) {
-        if (LLVMGetPointerAddressSpace(LLVMTypeOf(g)) != KILN_CC_AS_LOCAL)
-            continue;
-        kiln_cc_log_printf(b->log,
-                           "error: __local variable '%s' is declared inside a kernel: "
-                           "kernel-scope __local variables are not supported by this version "
-                           "of Kiln (pass a __local pointer argument instead)\n",
-                           LLVMGetValueName(g));
-        ok = false;
-    }
     for (LLVMValueRef fn = LLVMGetFirstFunction(b->mod); fn; fn = LLVMGetNextFunction(fn))
         ok &= check_function(b, fn);
     return ok ? KILN_CC_OK : KILN_CC_BUILD_FAILED;

@@ -143,8 +143,8 @@ static enum kiln_cc_status run_stages(struct kiln_cc_build *b, const char *sourc
         enum kiln_cc_status (*run)(struct kiln_cc_build *);
     } stages[] = {
         {"kernels", kiln_cc_kernels_read},   {"linked", kiln_cc_link_library},
-        {"wrapped", kiln_cc_wrappers_build}, {"checked", kiln_cc_check_support},
-        {"optimized", kiln_cc_optimize},
+        {"wrapped", kiln_cc_wrappers_build}, {"locals", kiln_cc_lower_local},
+        {"checked", kiln_cc_check_support},  {"optimized", kiln_cc_optimize},
     };
     enum kiln_cc_status status = kiln_cc_frontend_run(b, source);
     if (status != KILN_CC_OK)
@@ -286,6 +286,7 @@ out_free_build:
     if (b.ctx)
         LLVMContextDispose(b.ctx);
     free(b.wrappers);
+    free(b.bodies);
     free(b.kernel_fns);
     if (status == KILN_CC_OK && log.out_of_memory)
         status = KILN_CC_OUT_OF_MEMORY;

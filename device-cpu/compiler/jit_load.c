@@ -4,7 +4,9 @@
  *
  * The only outside symbols the object may need are those LLVM's code generator
  * calls on its own (memcpy/memset for large copies, libm for a few intrinsics on
- * CPUs without the instruction); check_support.c has already refused every other
+ * CPUs without the instruction) and the runtime entry points of fiber_rt.c, bound
+ * to their addresses because this library exports nothing by name (and the ICD
+ * that loads it is RTLD_LOCAL); check_support.c has already refused every other
  * undefined function. The process symbol generator is therefore filtered to that
  * list, so a kernel can never bind to an arbitrary symbol of the host program.
  * JIT errors go to the build log, never to stderr.
@@ -41,6 +43,28 @@ static void report_jit_error(void *ctx, LLVMErrorRef err)
     if (p->jit_log)
         kiln_cc_log_printf(p->jit_log, "error: JIT: %s\n", msg);
     LLVMDisposeErrorMessage(msg);
+}
+
+/* Binds the entry points of fiber_rt.c that the code may call to their addresses. */
+static LLVMErrorRef define_runtime_symbols(LLVMOrcLLJITRef jit, LLVMOrcJITDylibRef dylib)
+{
+    LLVMOrcCSymbolMapPair pairs[KILN_CC_NUM_RUNTIME_SYMBOLS];
+    size_t n = KILN_CC_NUM_RUNTIME_SYMBOLS;
+
+    for (size_t i = 0; i < n; i++) {
+        pairs[i].Name = LLVMOrcLLJITMangleAndIntern(jit, kiln_cc_runtime_symbols[i].name);
+        pairs[i].Sym = (LLVMJITEvaluatedSymbol){
+            .Address = (LLVMOrcExecutorAddress)(uintptr_t)kiln_cc_runtime_symbols[i].address,
+            .Flags = {.GenericFlags =
+                          LLVMJITSymbolGenericFlagsExported | LLVMJITSymbolGenericFlagsCallable,
+                      .TargetFlags = 0}};
+    }
+    /* Takes ownership of the names; the unit is owned by the dylib once defined. */
+    LLVMOrcMaterializationUnitRef mu = LLVMOrcAbsoluteSymbols(pairs, n);
+    LLVMErrorRef err = LLVMOrcJITDylibDefine(dylib, mu);
+    if (err)
+        LLVMOrcDisposeMaterializationUnit(mu);
+    return err;
 }
 
 static enum kiln_cc_status log_error(struct kiln_cc_log *log, const char *what, LLVMErrorRef err)
@@ -89,6 +113,11 @@ enum kiln_cc_status kiln_cc_jit_load_object(struct kiln_cc_program *p, struct ki
         return log_error(log, "cannot create the JIT symbol generator", err);
     }
     LLVMOrcJITDylibAddGenerator(dylib, gen);
+    err = define_runtime_symbols(p->jit, dylib);
+    if (err) {
+        LLVMDisposeMemoryBuffer(object);
+        return log_error(log, "cannot bind the runtime's entry points", err);
+    }
     /* Takes ownership of the object buffer. */
     err = LLVMOrcLLJITAddObjectFile(p->jit, dylib, object);
     if (err)

@@ -10,7 +10,9 @@
  * induction variable of dimension d, __kiln_ctx() by the ctx parameter.
  *
  * Only barrier-free kernels are correct in this form: every work-item runs to the
- * end before the next starts. check_support.c refuses the others.
+ * end before the next starts. Kernels that call barriers get a per-work-item
+ * function instead, run on fibers (wg_fibers.c), unless KILN_BARRIER_STRATEGY
+ * says otherwise; check_support.c refuses what is left.
  *
  * Why the x loop vectorises without runtime alias checks: work-items of one group
  * may not race on memory without a barrier or atomics (OpenCL C 3.0 §3.3.6), so
@@ -37,9 +39,11 @@
 
 /* What hook replacement needs to know about one wrapper. */
 struct wg_loops {
-    LLVMValueRef lid[3]; /* induction variables x, y, z (i64) */
+    LLVMValueRef lid[3]; /* induction variables x, y, z (i64), or the item function's x, y, z */
     LLVMValueRef ctx;    /* the ctx parameter */
-    LLVMMetadataRef access_group;
+    LLVMMetadataRef access_group; /* NULL for fibers: no loop to mark */
+    LLVMValueRef body;            /* the function the kernel is inlined into */
+    bool fibers;
 };
 
 static LLVMAttributeRef enum_attr(LLVMContextRef ctx, const char *name)
@@ -165,6 +169,71 @@ static LLVMValueRef unpack_arg(struct kiln_cc_build *b, LLVMBuilderRef bld, LLVM
     return copy;
 }
 
+/* Calls kernel `fn` with the unpacked argument values. */
+static void call_kernel(struct kiln_cc_build *b, LLVMBuilderRef bld, LLVMValueRef fn,
+                        LLVMValueRef *values, LLVMTypeRef *byvals, unsigned n)
+{
+    LLVMValueRef call = LLVMBuildCall2(bld, LLVMGlobalGetValueType(fn), fn, values, n, "");
+    LLVMSetInstructionCallConv(call, LLVMGetFunctionCallConv(fn));
+    for (unsigned i = 0; i < n; i++)
+        if (byvals[i])
+            LLVMAddCallSiteAttribute(
+                call, i + 1,
+                LLVMCreateTypeAttribute(b->ctx, LLVMGetEnumAttributeKindForName("byval", 5),
+                                        byvals[i]));
+}
+
+/*
+ * For the fiber strategy: the per-work-item function
+ * void kiln.wi.<kernel>(args, ctx, group, x, y, z) that runs the kernel once.
+ */
+static enum kiln_cc_status build_item_function(struct kiln_cc_build *b, unsigned k,
+                                               struct wg_loops *loops)
+{
+    static const char prefix[] = KILN_CC_WI_PREFIX;
+    static const char *const lid_names[3] = {"lid.x", "lid.y", "lid.z"};
+    LLVMContextRef ctx = b->ctx;
+    LLVMValueRef fn = b->kernel_fns[k];
+    const struct kiln_cc_kernel *info = &b->prog->kernels[k];
+    LLVMTypeRef ptr = LLVMPointerTypeInContext(ctx, 0);
+    LLVMTypeRef i64 = LLVMInt64TypeInContext(ctx);
+    LLVMTypeRef params[6] = {ptr, ptr, ptr, i64, i64, i64};
+    LLVMTypeRef fn_type = LLVMFunctionType(LLVMVoidTypeInContext(ctx), params, 6, 0);
+    enum kiln_cc_status status = KILN_CC_OUT_OF_MEMORY;
+    unsigned n = info->num_args;
+    LLVMValueRef *values = calloc(n ? n : 1, sizeof(*values));
+    LLVMTypeRef *byvals = calloc(n ? n : 1, sizeof(*byvals));
+    char *name = malloc(sizeof(prefix) + strlen(info->name));
+
+    if (!values || !byvals || !name)
+        goto out_free;
+    sprintf(name, "%s%s", prefix, info->name);
+    LLVMValueRef item = LLVMAddFunction(b->mod, name, fn_type);
+    LLVMSetLinkage(item, LLVMInternalLinkage);
+    LLVMAddAttributeAtIndex(item, LLVMAttributeFunctionIndex, enum_attr(ctx, "nounwind"));
+    loops->body = item;
+    loops->fibers = true;
+    loops->ctx = LLVMGetParam(item, 1);
+    for (int d = 0; d < 3; d++) {
+        loops->lid[d] = LLVMGetParam(item, 3 + (unsigned)d);
+        LLVMSetValueName2(loops->lid[d], lid_names[d], strlen(lid_names[d]));
+    }
+    LLVMBuilderRef bld = LLVMCreateBuilderInContext(ctx);
+    LLVMPositionBuilderAtEnd(bld, LLVMAppendBasicBlockInContext(ctx, item, "entry"));
+    for (unsigned i = 0; i < n; i++)
+        values[i] = unpack_arg(b, bld, fn, LLVMGetParam(item, 0), loops->ctx, &info->args[i], i,
+                               &byvals[i]);
+    call_kernel(b, bld, fn, values, byvals, n);
+    LLVMBuildRetVoid(bld);
+    LLVMDisposeBuilder(bld);
+    status = kiln_cc_fibers_wrap(b, k, item);
+out_free:
+    free(name);
+    free(byvals);
+    free(values);
+    return status;
+}
+
 static enum kiln_cc_status build_wrapper(struct kiln_cc_build *b, unsigned k,
                                          struct wg_loops *loops)
 {
@@ -186,6 +255,7 @@ static enum kiln_cc_status build_wrapper(struct kiln_cc_build *b, unsigned k,
     sprintf(name, "%s%s", KILN_CC_WG_PREFIX, info->name);
     LLVMValueRef w = LLVMAddFunction(b->mod, name, fn_type);
     b->wrappers[k] = w;
+    loops->body = w;
     LLVMAddAttributeAtIndex(w, LLVMAttributeFunctionIndex, enum_attr(ctx, "nounwind"));
     for (unsigned p = 1; p <= 2; p++) {
         LLVMAddAttributeAtIndex(w, p, enum_attr(ctx, "noalias"));
@@ -238,14 +308,7 @@ static enum kiln_cc_status build_wrapper(struct kiln_cc_build *b, unsigned k,
         from = blk[d];
     }
     /* The innermost block calls the kernel, then every level steps and tests. */
-    LLVMValueRef call = LLVMBuildCall2(bld, LLVMGlobalGetValueType(fn), fn, values, n, "");
-    LLVMSetInstructionCallConv(call, LLVMGetFunctionCallConv(fn));
-    for (unsigned i = 0; i < n; i++)
-        if (byvals[i])
-            LLVMAddCallSiteAttribute(
-                call, i + 1,
-                LLVMCreateTypeAttribute(ctx, LLVMGetEnumAttributeKindForName("byval", 5),
-                                        byvals[i]));
+    call_kernel(b, bld, fn, values, byvals, n);
     for (int d = 0; d < 3; d++) {
         LLVMBasicBlockRef here = d == 0 ? blk[0] : latch[d];
         LLVMBasicBlockRef next = d == 2 ? exit : latch[d + 1];
@@ -271,10 +334,11 @@ out_free:
     return status;
 }
 
+/* Whether fn is a work-group function or a kernel's body (the same but for fibers). */
 static bool is_wrapper(struct kiln_cc_build *b, LLVMValueRef fn, unsigned *index)
 {
     for (unsigned i = 0; i < b->prog->num_kernels; i++) {
-        if (b->wrappers[i] == fn) {
+        if (b->wrappers[i] == fn || b->bodies[i] == fn) {
             if (index)
                 *index = i;
             return true;
@@ -362,7 +426,8 @@ static enum kiln_cc_status replace_hook(struct kiln_cc_build *b, const char *hoo
     for (size_t i = 0; i < n; i++) {
         LLVMValueRef call = calls[i];
         unsigned k;
-        if (!is_wrapper(b, LLVMGetBasicBlockParent(LLVMGetInstructionParent(call)), &k))
+        if (!is_wrapper(b, LLVMGetBasicBlockParent(LLVMGetInstructionParent(call)), &k) ||
+            LLVMGetBasicBlockParent(LLVMGetInstructionParent(call)) != loops[k].body)
             continue;
         LLVMPositionBuilderBefore(bld, call);
         LLVMValueRef v = is_ctx ? cast_to(bld, loops[k].ctx, LLVMTypeOf(call))
@@ -409,16 +474,29 @@ enum kiln_cc_status kiln_cc_wrappers_build(struct kiln_cc_build *b)
     struct wg_loops *loops = calloc(n ? n : 1, sizeof(*loops));
     enum kiln_cc_status status = loops ? KILN_CC_OK : KILN_CC_OUT_OF_MEMORY;
 
-    for (unsigned k = 0; k < n && status == KILN_CC_OK; k++)
-        status = build_wrapper(b, k, &loops[k]);
+    b->bodies = calloc(n ? n : 1, sizeof(*b->bodies));
+    if (!b->bodies)
+        status = KILN_CC_OUT_OF_MEMORY;
+    for (unsigned k = 0; k < n && status == KILN_CC_OK; k++) {
+        bool fibers;
+        status = kiln_cc_fibers_select(b, k, &fibers);
+        if (status == KILN_CC_OK)
+            status = fibers ? build_item_function(b, k, &loops[k]) : build_wrapper(b, k, &loops[k]);
+        if (status == KILN_CC_OK)
+            b->bodies[k] = loops[k].body;
+    }
     if (status == KILN_CC_OK)
         status = inline_into_wrappers(b);
     if (status == KILN_CC_OK)
         status = replace_hook(b, KILN_CC_HOOK_CTX, loops);
     if (status == KILN_CC_OK)
         status = replace_hook(b, KILN_CC_HOOK_LOCAL_ID, loops);
-    for (unsigned k = 0; k < n && status == KILN_CC_OK; k++)
-        tag_shared_accesses(b, b->wrappers[k], loops[k].access_group);
+    for (unsigned k = 0; k < n && status == KILN_CC_OK; k++) {
+        if (loops[k].fibers)
+            status = kiln_cc_fibers_finish(b, k, loops[k].body);
+        else
+            tag_shared_accesses(b, b->wrappers[k], loops[k].access_group);
+    }
     free(loops);
     return status;
 }
