@@ -18,6 +18,8 @@
 static const struct bench_case *const cases[] = {
     &bench_case_copy,
     &bench_case_triad,
+    &bench_case_reduce,
+    &bench_case_sgemm,
 };
 enum { NCASES = sizeof(cases) / sizeof(cases[0]) };
 
@@ -349,7 +351,7 @@ int main(int argc, char **argv)
                        "-", status_text(r->status));
                 continue;
             }
-            printf("%-8s %-6s %11.3f %11.3f %5.1f %-4s  %s\n", cases[c]->name, targets[t].label,
+            printf("%-8s %-6s %11.3f %11.3f %7.1f %-7s  %s\n", cases[c]->name, targets[t].label,
                    r->median_s * 1e3, r->min_s * 1e3, r->rate, cases[c]->rate_unit,
                    status_text(r->status));
         }
