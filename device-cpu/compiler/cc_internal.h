@@ -9,6 +9,7 @@
  *   kernel_info.c   kernel argument metadata -> struct kiln_cc_kernel
  *   link_library.c  link the embedded kernel library
  *   wg_wrapper.c    one work-group function per kernel, everything inlined
+ *   wg_regions.c    (within it) the region transform for kernels with barriers
  *   check_support.c refuse what this compiler cannot run correctly
  *   optimize.c      host CPU attributes, default<O3>
  *   codegen.c       object (and optionally assembly) in memory
@@ -106,6 +107,26 @@ enum kiln_cc_status kiln_cc_optimize(struct kiln_cc_build *b);
 enum kiln_cc_status kiln_cc_codegen(struct kiln_cc_build *b, LLVMMemoryBufferRef *object);
 /* Takes ownership of `object` in every case. */
 enum kiln_cc_status kiln_cc_jit_load(struct kiln_cc_build *b, LLVMMemoryBufferRef object);
+
+/* The source-level name of a possibly Itanium-mangled function name (check_support.c). */
+void kiln_cc_base_name(const char *name, char *buf, size_t size);
+
+/* !{self, !{"llvm.loop.parallel_accesses", group}}, a new distinct loop id (wg_wrapper.c). */
+LLVMMetadataRef kiln_cc_parallel_loop_id(LLVMContextRef ctx, LLVMMetadataRef group);
+
+/* wg_regions.c: is `callee` barrier() or work_group_barrier(), any overload? */
+bool kiln_cc_is_barrier(LLVMValueRef callee);
+/* Sets uses_barrier[k] for each kernel that can reach a barrier call. */
+enum kiln_cc_status kiln_cc_barrier_kernels(struct kiln_cc_build *b, bool *uses_barrier);
+/* KILN_BARRIER_STRATEGY: KILN_CC_OK for the region transform, else logs why not. */
+enum kiln_cc_status kiln_cc_barrier_strategy(struct kiln_cc_build *b, const char *kernel);
+/*
+ * Rewrites each wrapper with flat[k] (built without a loop nest, everything
+ * inlined, hooks still calls) into region loops; groups[k] is its access group.
+ * Sets scratch_fixed and scratch_per_item of those kernels.
+ */
+enum kiln_cc_status kiln_cc_regions_build(struct kiln_cc_build *b, const bool *flat,
+                                          LLVMMetadataRef const *groups);
 
 /* Frees what kernel_info.c allocated in p->kernels. */
 void kiln_cc_kernels_free(struct kiln_cc_program *p);

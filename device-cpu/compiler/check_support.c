@@ -18,8 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The source-level name of a possibly Itanium-mangled function name. */
-static void base_name(const char *name, char *buf, size_t size)
+void kiln_cc_base_name(const char *name, char *buf, size_t size)
 {
     const char *s = name;
     size_t len = strlen(name);
@@ -82,7 +81,7 @@ static bool check_function(struct kiln_cc_build *b, LLVMValueRef fn)
                            kernel);
         return false;
     }
-    base_name(name, base, sizeof(base));
+    kiln_cc_base_name(name, base, sizeof(base));
     if (is_group_sync(base)) {
         kiln_cc_log_printf(b->log,
                            "error: kernel '%s' calls %s(): barriers, work-group and sub-group "

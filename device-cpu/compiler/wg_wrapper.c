@@ -10,7 +10,8 @@
  * induction variable of dimension d, __kiln_ctx() by the ctx parameter.
  *
  * Only barrier-free kernels are correct in this form: every work-item runs to the
- * end before the next starts. check_support.c refuses the others.
+ * end before the next starts. Kernels that can reach barrier() get a flat wrapper
+ * instead (one call of the kernel), which wg_regions.c turns into region loops.
  *
  * Why the x loop vectorises without runtime alias checks: work-items of one group
  * may not race on memory without a barrier or atomics (OpenCL C 3.0 §3.3.6), so
@@ -82,8 +83,7 @@ static LLVMMetadataRef new_access_group(LLVMContextRef ctx, struct kiln_cc_log *
     return group;
 }
 
-/* !{self, !{"llvm.loop.parallel_accesses", group}} */
-static LLVMMetadataRef parallel_loop_id(LLVMContextRef ctx, LLVMMetadataRef group)
+LLVMMetadataRef kiln_cc_parallel_loop_id(LLVMContextRef ctx, LLVMMetadataRef group)
 {
     static const char pa[] = "llvm.loop.parallel_accesses";
     LLVMMetadataRef pa_ops[2] = {LLVMMDStringInContext2(ctx, pa, sizeof(pa) - 1), group};
@@ -165,8 +165,12 @@ static LLVMValueRef unpack_arg(struct kiln_cc_build *b, LLVMBuilderRef bld, LLVM
     return copy;
 }
 
+/*
+ * With `flat` (kernels with barriers) the wrapper only unpacks the arguments,
+ * calls the kernel once and returns; wg_regions.c builds its loops later.
+ */
 static enum kiln_cc_status build_wrapper(struct kiln_cc_build *b, unsigned k,
-                                         struct wg_loops *loops)
+                                         struct wg_loops *loops, bool flat)
 {
     LLVMContextRef ctx = b->ctx;
     LLVMValueRef fn = b->kernel_fns[k];
@@ -217,6 +221,29 @@ static enum kiln_cc_status build_wrapper(struct kiln_cc_build *b, unsigned k,
     LLVMPositionBuilderAtEnd(bld, entry);
     for (unsigned i = 0; i < n; i++)
         values[i] = unpack_arg(b, bld, fn, args, wg_ctx, &info->args[i], i, &byvals[i]);
+    if (flat) {
+        LLVMBasicBlockRef body = LLVMInsertBasicBlockInContext(ctx, blk[2], "body");
+        LLVMBuildBr(bld, body);
+        LLVMPositionBuilderAtEnd(bld, body);
+        LLVMValueRef call = LLVMBuildCall2(bld, LLVMGlobalGetValueType(fn), fn, values, n, "");
+        LLVMSetInstructionCallConv(call, LLVMGetFunctionCallConv(fn));
+        for (unsigned i = 0; i < n; i++)
+            if (byvals[i])
+                LLVMAddCallSiteAttribute(
+                    call, i + 1,
+                    LLVMCreateTypeAttribute(ctx, LLVMGetEnumAttributeKindForName("byval", 5),
+                                            byvals[i]));
+        LLVMBuildBr(bld, exit);
+        for (int d = 0; d < 3; d++)
+            LLVMDeleteBasicBlock(blk[d]);
+        for (int d = 1; d < 3; d++)
+            LLVMDeleteBasicBlock(latch[d]);
+        LLVMPositionBuilderAtEnd(bld, exit);
+        LLVMBuildRetVoid(bld);
+        LLVMDisposeBuilder(bld);
+        status = KILN_CC_OK;
+        goto out_free;
+    }
     LLVMValueRef size[3], empty = NULL;
     for (int d = 0; d < 3; d++) {
         size[d] = ctx_field(bld, ctx, wg_ctx,
@@ -256,8 +283,9 @@ static enum kiln_cc_status build_wrapper(struct kiln_cc_build *b, unsigned k,
         LLVMAddIncoming(loops->lid[d], &step, &here, 1);
         if (d == 0) {
             unsigned kind = LLVMGetMDKindIDInContext(ctx, "llvm.loop", 9);
-            LLVMSetMetadata(br, kind,
-                            LLVMMetadataAsValue(ctx, parallel_loop_id(ctx, loops->access_group)));
+            LLVMSetMetadata(
+                br, kind,
+                LLVMMetadataAsValue(ctx, kiln_cc_parallel_loop_id(ctx, loops->access_group)));
         }
     }
     LLVMPositionBuilderAtEnd(bld, exit);
@@ -407,18 +435,35 @@ enum kiln_cc_status kiln_cc_wrappers_build(struct kiln_cc_build *b)
 {
     unsigned n = b->prog->num_kernels;
     struct wg_loops *loops = calloc(n ? n : 1, sizeof(*loops));
-    enum kiln_cc_status status = loops ? KILN_CC_OK : KILN_CC_OUT_OF_MEMORY;
+    bool *flat = calloc(n ? n : 1, sizeof(*flat));
+    LLVMMetadataRef *groups = calloc(n ? n : 1, sizeof(*groups));
+    enum kiln_cc_status status = loops && flat && groups ? KILN_CC_OK : KILN_CC_OUT_OF_MEMORY;
+    bool any_flat = false;
 
-    for (unsigned k = 0; k < n && status == KILN_CC_OK; k++)
-        status = build_wrapper(b, k, &loops[k]);
+    if (status == KILN_CC_OK)
+        status = kiln_cc_barrier_kernels(b, flat);
+    for (unsigned k = 0; k < n && status == KILN_CC_OK; k++) {
+        if (flat[k]) {
+            status = kiln_cc_barrier_strategy(b, b->prog->kernels[k].name);
+            any_flat = true;
+        }
+    }
+    for (unsigned k = 0; k < n && status == KILN_CC_OK; k++) {
+        status = build_wrapper(b, k, &loops[k], flat[k]);
+        groups[k] = loops[k].access_group;
+    }
     if (status == KILN_CC_OK)
         status = inline_into_wrappers(b);
+    if (status == KILN_CC_OK && any_flat)
+        status = kiln_cc_regions_build(b, flat, groups);
     if (status == KILN_CC_OK)
         status = replace_hook(b, KILN_CC_HOOK_CTX, loops);
     if (status == KILN_CC_OK)
         status = replace_hook(b, KILN_CC_HOOK_LOCAL_ID, loops);
     for (unsigned k = 0; k < n && status == KILN_CC_OK; k++)
         tag_shared_accesses(b, b->wrappers[k], loops[k].access_group);
+    free(groups);
+    free(flat);
     free(loops);
     return status;
 }

@@ -5,6 +5,7 @@
  *
  * Usage: kiln-cc-test LIBKILN_CC.so TEST
  */
+#define _POSIX_C_SOURCE 200809L
 #include "kiln_abi.h"
 #include "kiln_cc.h"
 
@@ -496,16 +497,34 @@ static int test_syntax_error(void)
     return expect_failure(src, NULL, KILN_CC_BUILD_FAILED, needles);
 }
 
-static int test_barrier_refused(void)
+/*
+ * A kernel with a barrier builds into region loops that ask for scratch; the
+ * strategies this build does not have are refused with a log line.
+ */
+static int test_barrier_strategy(void)
 {
     static const char src[] = "kernel void k(global int *p, local int *l)\n"
                               "{\n"
+                              "    int keep = p[get_global_id(0)];\n"
                               "    l[get_local_id(0)] = 1;\n"
                               "    barrier(CLK_LOCAL_MEM_FENCE);\n"
-                              "    p[get_global_id(0)] = l[0];\n"
+                              "    p[get_global_id(0)] = l[0] + keep;\n"
                               "}\n";
-    static const char *const needles[] = {"kernel 'k' calls barrier()", "not supported", NULL};
-    return expect_failure(src, NULL, KILN_CC_BUILD_FAILED, needles);
+    unsetenv("KILN_BARRIER_STRATEGY");
+    struct kiln_cc_program *p = build_ok(src, NULL);
+    CHECK(p);
+    const struct kiln_cc_kernel *k = find_kernel(p, "k");
+    CHECK(k && k->scratch_fixed > 0 && k->scratch_per_item >= sizeof(int));
+    cc->destroy(p);
+    static const char *const fibers[] = {"kernel 'k' calls barrier()",
+                                         "KILN_BARRIER_STRATEGY=fibers", NULL};
+    static const char *const bogus[] = {"KILN_BARRIER_STRATEGY='stacks'", NULL};
+    setenv("KILN_BARRIER_STRATEGY", "fibers", 1);
+    int bad = expect_failure(src, NULL, KILN_CC_BUILD_FAILED, fibers);
+    setenv("KILN_BARRIER_STRATEGY", "stacks", 1);
+    bad = bad || expect_failure(src, NULL, KILN_CC_BUILD_FAILED, bogus);
+    unsetenv("KILN_BARRIER_STRATEGY");
+    return bad;
 }
 
 static int test_unsupported_refused(void)
@@ -659,7 +678,7 @@ static const struct test tests[] = {
     {"work_dims", test_work_dims},
     {"math", test_math},
     {"syntax_error", test_syntax_error},
-    {"barrier_refused", test_barrier_refused},
+    {"barrier_strategy", test_barrier_strategy},
     {"unsupported_refused", test_unsupported_refused},
     {"invalid_options", test_invalid_options},
     {"options", test_options},
