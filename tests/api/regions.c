@@ -4,8 +4,8 @@
  * branches, in nested loops, in a called function and in a called kernel, an
  * early return after the last barrier, private arrays and structs kept across
  * barriers, a local-memory tree reduction, a tiled matrix multiply and a 3D
- * group. Each 1D kernel runs at several local sizes: 1, non-powers of two,
- * non-uniform groups and one group of 4096. Also: KILN_BARRIER_STRATEGY values
+ * group, built with and without -cl-opt-disable. Each 1D kernel runs at several local sizes: 1,
+ * non-powers of two, non-uniform groups and one group of 4096. Also: KILN_BARRIER_STRATEGY values
  * the compiler refuses. Run once with the worker pool and once with
  * KILN_NUM_THREADS=0.
  */
@@ -225,6 +225,13 @@ static void h_outer(const int *in, int *out, size_t n, size_t group, int p)
         out[l] = (in[(l + 3) % n] + p) * 2;
 }
 
+static void h_inner(const int *in, int *out, size_t n, size_t group, int p)
+{
+    (void)group;
+    for (size_t l = 0; l < n; l++)
+        out[l] = in[(l + 2) % n] + p;
+}
+
 static const struct {
     const char *name;
     host_fn *host;
@@ -238,6 +245,7 @@ static const struct {
     {"early_return", h_early_return},
     {"private_mem", h_private_mem},
     {"outer", h_outer},
+    {"inner", h_inner},
 };
 
 static void run_1d(struct kt_env *env, cl_kernel k, host_fn *host, const char *name, size_t global,
@@ -425,6 +433,11 @@ int main(void)
     one_dimension(&env, p);
     matmul(&env, p);
     three_dimensions(&env, p);
+    KT_EXPECT(clReleaseProgram(p), CL_SUCCESS);
+    /* Unoptimised, the transform's own output runs as built. */
+    p = kt_build(&env, src, "-cl-std=CL3.0 -cl-opt-disable");
+    one_dimension(&env, p);
+    matmul(&env, p);
     KT_EXPECT(clReleaseProgram(p), CL_SUCCESS);
     strategies(&env);
     kt_teardown(&env);
