@@ -5,8 +5,10 @@
  * It runs after the work-group stage, when each wrapper holds all the code its
  * kernel can reach (globaldce has dropped the rest), so only what a kernel really
  * uses is refused, and the log can name that kernel. Refused:
- *  - calls to barriers and work-group or sub-group functions: the work-group loop
- *    runs work-items one after another, which is correct only without them;
+ *  - calls to work-group and sub-group functions: the work-group loop runs
+ *    work-items one after another, which is correct only without them
+ *    (barrier and work_group_barrier never get here: wg_regions.c consumed them,
+ *    or the work-group stage failed the build);
  *  - __local variables declared in a kernel: they need a slot in the work-group
  *    arena, which is not allocated yet;
  *  - calls to functions defined neither by the program nor by the kernel library
