@@ -24,13 +24,14 @@
  *  4. Each region becomes a z/y/x loop nest over this group's local size, with
  *     its blocks cloned inside. A barrier leaves the clone towards the next
  *     work-item, naming its continuation; the return names "done". A region
- *     with a single way out goes straight to the next region; otherwise the
- *     name is stored in the fixed part of scratch and a dispatcher switches on it
- *     once the loop nest is over (all work-items name the same, as OpenCL
- *     requires them all to reach the same barrier).
+ *     with a single way out goes straight to the next region; otherwise each
+ *     work-item stores the name in its own i32 after the slots, and a dispatcher
+ *     switches on work-item 0's once the loop nest is over (all work-items name
+ *     the same, as OpenCL requires them all to reach the same barrier).
  *
  * The x loops carry llvm.loop.parallel_accesses like the barrier-free loop; the
- * scratch slot accesses join the access group (each work-item owns its slot),
+ * scratch slot accesses and the stores of the next region's name join the
+ * access group (each work-item owns its slots),
  * wg_wrapper.c tags the shared-memory ones. O3 then brings registers back.
  */
 #include "cc_internal.h"
@@ -597,7 +598,7 @@ out:
 struct region_loop {
     LLVMBasicBlockRef pre, body, latch;
     LLVMValueRef lid[3];
-    LLVMValueRef next_slot; /* where a region with several exits names the next */
+    LLVMValueRef next_slot; /* this work-item's slot naming the next region */
     bool dynamic;
 };
 
@@ -626,6 +627,8 @@ static void leave(struct regions *r, LLVMBuilderRef bld, const struct region_loo
         LLVMValueRef st = LLVMBuildStore(
             bld, LLVMConstInt(LLVMInt32TypeInContext(r->ctx), target, 0), loop->next_slot);
         LLVMSetAlignment(st, 4);
+        LLVMSetMetadata(st, LLVMGetMDKindIDInContext(r->ctx, "llvm.access.group", 17),
+                        LLVMMetadataAsValue(r->ctx, r->group));
     }
     LLVMBuildBr(bld, loop->latch);
 }
@@ -777,11 +780,13 @@ static enum kiln_cc_status rebuild(struct regions *r, struct kiln_cc_kernel *inf
     LLVMValueRef items = LLVMBuildMul(bld, LLVMBuildMul(bld, size[0], size[1], ""), size[2], "");
     LLVMValueRef scratch = ctx_load(bld, ctx, wctx, offsetof(struct kiln_wg_ctx, scratch), ptr);
     for (size_t s = 0; s < r->num_slots; s++) {
-        LLVMValueRef off =
-            LLVMBuildAdd(bld, LLVMConstInt(i64, KILN_SCRATCH_ALIGN, 0),
-                         LLVMBuildMul(bld, items, LLVMConstInt(i64, r->slot_offset[s], 0), ""), "");
+        LLVMValueRef off = LLVMBuildMul(bld, items, LLVMConstInt(i64, r->slot_offset[s], 0), "");
         bases[s] = LLVMBuildInBoundsGEP2(bld, i8, scratch, &off, 1, "slots");
     }
+    /* After the slots, an i32 per work-item: the region it goes to next. */
+    size_t next_offset = (r->per_item + 3) / 4 * 4;
+    LLVMValueRef next_off = LLVMBuildMul(bld, items, LLVMConstInt(i64, next_offset, 0), "");
+    LLVMValueRef next_base = LLVMBuildInBoundsGEP2(bld, i8, scratch, &next_off, 1, "next");
     LLVMBasicBlockRef exit = LLVMAppendBasicBlockInContext(ctx, r->w, "exit");
     LLVMBasicBlockRef dispatch = LLVMAppendBasicBlockInContext(ctx, r->w, "dispatch");
 
@@ -807,7 +812,6 @@ static enum kiln_cc_status rebuild(struct regions *r, struct kiln_cc_kernel *inf
         }
         struct region_loop *lp = &loops[g];
         lp->dynamic = dynamic;
-        lp->next_slot = scratch;
         exit_to[g] = dynamic ? UINT32_MAX : (target == UINT32_MAX ? done : target);
 
         /* z/y/x nest over this group's local size. */
@@ -845,6 +849,8 @@ static enum kiln_cc_status rebuild(struct regions *r, struct kiln_cc_kernel *inf
             LLVMValueRef off = LLVMBuildMul(bld, wi, LLVMConstInt(i64, r->slot_size[s], 0), "");
             slot_ptr[s] = LLVMBuildInBoundsGEP2(bld, i8, bases[s], &off, 1, "slot");
         }
+        if (dynamic)
+            lp->next_slot = LLVMBuildInBoundsGEP2(bld, i32, next_base, &wi, 1, "next.slot");
         for (int d = 0; d < 3; d++) {
             LLVMPositionBuilderAtEnd(bld, latch[d]);
             LLVMValueRef step = LLVMBuildNUWAdd(bld, lp->lid[d], LLVMConstInt(i64, 1, 0), "");
@@ -876,7 +882,8 @@ static enum kiln_cc_status rebuild(struct regions *r, struct kiln_cc_kernel *inf
             LLVMBuildBr(bld, exit_to[g] == done ? exit : loops[exit_to[g]].pre);
     }
     LLVMPositionBuilderAtEnd(bld, dispatch);
-    LLVMValueRef next = LLVMBuildLoad2(bld, i32, scratch, "next");
+    /* Every work-item named the same region: read work-item 0's. */
+    LLVMValueRef next = LLVMBuildLoad2(bld, i32, next_base, "next");
     LLVMSetAlignment(next, 4);
     LLVMValueRef sw = LLVMBuildSwitch(bld, next, exit, nr);
     for (unsigned g = 1; g < nr; g++)
@@ -917,8 +924,8 @@ static enum kiln_cc_status rebuild(struct regions *r, struct kiln_cc_kernel *inf
             LLVMInstructionEraseFromParent(LLVMGetUser(u));
         LLVMInstructionEraseFromParent(r->slots[s]);
     }
-    info->scratch_fixed = KILN_SCRATCH_ALIGN;
-    info->scratch_per_item = r->per_item;
+    info->scratch_fixed = 0;
+    info->scratch_per_item = next_offset + 4;
     if (r->per_item > info->private_mem)
         info->private_mem = r->per_item;
     status = KILN_CC_OK;
