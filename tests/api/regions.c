@@ -3,11 +3,11 @@
  * in straight code, in loops whose trip count differs between groups, in
  * branches, in nested loops, in a called function and in a called kernel, an
  * early return after the last barrier, private arrays and structs kept across
- * barriers, a local-memory tree reduction, a tiled matrix multiply and a 3D
- * group, built with and without -cl-opt-disable. Each 1D kernel runs at several local sizes: 1,
- * non-powers of two, non-uniform groups and one group of 4096. Also: KILN_BARRIER_STRATEGY values
- * the compiler refuses. Run once with the worker pool and once with
- * KILN_NUM_THREADS=0.
+ * barriers, loops left by break and continue, a local-memory tree reduction, a
+ * tiled matrix multiply, 2D partial groups and a 3D group, built with and without -cl-opt-disable.
+ * Each 1D kernel runs at several local sizes: 1, non-powers of two, non-uniform groups and one
+ * group of 4096. Also: KILN_BARRIER_STRATEGY values the compiler refuses. Run once with the worker
+ * pool and once with KILN_NUM_THREADS=0.
  */
 #define _POSIX_C_SOURCE 200809L
 #include "kiln_test.h"
@@ -127,6 +127,28 @@ static const char *src =
     "  }\n"
     "  C[row * N + col] = acc;\n"
     "}\n"
+    "kernel void loop_exits(global const int *in, global int *out, local int *t, int p) {\n"
+    "  uint l = get_local_id(0), n = get_local_size(0); size_t g = get_global_id(0);\n"
+    "  int acc = in[g], i = 0;\n"
+    "  do {\n"
+    "    t[l] = acc;\n"
+    "    barrier(L);\n"
+    "    if (i == 1 + p) { acc -= t[0]; i++; barrier(L); continue; }\n"
+    "    acc += t[n - 1 - l];\n"
+    "    barrier(L);\n"
+    "    if (i >= 3) break;\n"
+    "    i++;\n"
+    "  } while (1);\n"
+    "  out[g] = acc;\n"
+    "}\n"
+    "kernel void flip2(global const int *in, global int *out, local int *t, int w) {\n"
+    "  size_t lx = get_local_id(0), ly = get_local_id(1);\n"
+    "  size_t nx = get_local_size(0), ny = get_local_size(1);\n"
+    "  size_t gx = get_global_id(0), gy = get_global_id(1);\n"
+    "  t[ly * nx + lx] = in[gy * w + gx];\n"
+    "  barrier(L);\n"
+    "  out[gy * w + gx] = t[(ny - 1 - ly) * nx + (nx - 1 - lx)];\n"
+    "}\n"
     "kernel void mirror3(global int *out, local int *t) {\n"
     "  size_t l = get_local_linear_id();\n"
     "  size_t n = get_local_size(0) * get_local_size(1) * get_local_size(2);\n"
@@ -232,6 +254,28 @@ static void h_inner(const int *in, int *out, size_t n, size_t group, int p)
         out[l] = in[(l + 2) % n] + p;
 }
 
+static void h_loop_exits(const int *in, int *out, size_t n, size_t group, int p)
+{
+    (void)group;
+    int acc[4096], t[4096];
+    memcpy(acc, in, n * sizeof(int));
+    for (int i = 0;;) {
+        memcpy(t, acc, n * sizeof(int));
+        if (i == 1 + p) {
+            for (size_t l = 0; l < n; l++)
+                acc[l] -= t[0];
+            i++;
+            continue;
+        }
+        for (size_t l = 0; l < n; l++)
+            acc[l] += t[n - 1 - l];
+        if (i >= 3)
+            break;
+        i++;
+    }
+    memcpy(out, acc, n * sizeof(int));
+}
+
 static const struct {
     const char *name;
     host_fn *host;
@@ -246,6 +290,7 @@ static const struct {
     {"private_mem", h_private_mem},
     {"outer", h_outer},
     {"inner", h_inner},
+    {"loop_exits", h_loop_exits},
 };
 
 static void run_1d(struct kt_env *env, cl_kernel k, host_fn *host, const char *name, size_t global,
@@ -352,6 +397,46 @@ static void matmul(struct kt_env *env, cl_program p)
     clReleaseMemObject(dc);
 }
 
+/* 2D groups, the last ones partial in both dimensions. */
+static void two_dimensions(struct kt_env *env, cl_program p)
+{
+    enum { W = 37, H = 21 };
+    size_t global[2] = {W, H}, local[2] = {8, 4};
+    int in[W * H], out[W * H];
+    cl_int err;
+    for (int i = 0; i < W * H; i++)
+        in[i] = i * 3 + 1;
+    cl_mem bin = clCreateBuffer(env->context, CL_MEM_COPY_HOST_PTR, sizeof(in), in, &err);
+    cl_mem bout = clCreateBuffer(env->context, 0, sizeof(out), NULL, &err);
+    KT_REQUIRE(err == CL_SUCCESS, "buffer: %d", err);
+    cl_kernel k = clCreateKernel(p, "flip2", &err);
+    KT_REQUIRE(err == CL_SUCCESS, "clCreateKernel flip2: %d", err);
+    cl_int w = W;
+    clSetKernelArg(k, 0, sizeof(bin), &bin);
+    clSetKernelArg(k, 1, sizeof(bout), &bout);
+    clSetKernelArg(k, 2, local[0] * local[1] * sizeof(int), NULL);
+    clSetKernelArg(k, 3, sizeof(w), &w);
+    KT_EXPECT(clEnqueueNDRangeKernel(env->queue, k, 2, NULL, global, local, 0, NULL, NULL),
+              CL_SUCCESS);
+    KT_EXPECT(clEnqueueReadBuffer(env->queue, bout, CL_TRUE, 0, sizeof(out), out, 0, NULL, NULL),
+              CL_SUCCESS);
+    size_t bad = 0;
+    for (size_t y = 0; y < H; y++)
+        for (size_t x = 0; x < W; x++) {
+            size_t x0 = x / local[0] * local[0], y0 = y / local[1] * local[1];
+            size_t nx = W - x0 < local[0] ? W - x0 : local[0];
+            size_t ny = H - y0 < local[1] ? H - y0 : local[1];
+            size_t mx = x0 + (nx - 1 - (x - x0)), my = y0 + (ny - 1 - (y - y0));
+            int want = in[my * W + mx];
+            if (out[y * W + x] != want && bad++ < 3)
+                fprintf(stderr, "flip2 (%zu,%zu): got %d, want %d\n", x, y, out[y * W + x], want);
+        }
+    KT_CHECK(bad == 0, "flip2: %zu of %d work-items wrong", bad, W * H);
+    clReleaseKernel(k);
+    clReleaseMemObject(bin);
+    clReleaseMemObject(bout);
+}
+
 static void three_dimensions(struct kt_env *env, cl_program p)
 {
     size_t global[3] = {8, 6, 10}, local[3] = {4, 3, 5};
@@ -432,6 +517,7 @@ int main(void)
     cl_program p = kt_build(&env, src, "-cl-std=CL3.0");
     one_dimension(&env, p);
     matmul(&env, p);
+    two_dimensions(&env, p);
     three_dimensions(&env, p);
     KT_EXPECT(clReleaseProgram(p), CL_SUCCESS);
     /* Unoptimised, the transform's own output runs as built. */
