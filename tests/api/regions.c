@@ -4,9 +4,10 @@
  * branches, in nested loops, in a called function and in a called kernel, an
  * early return after the last barrier, private arrays and structs kept across
  * barriers, loops left by break and continue, a local-memory tree reduction, a
- * tiled matrix multiply, 2D partial groups and a 3D group, built with and without -cl-opt-disable.
- * Each 1D kernel runs at several local sizes: 1, non-powers of two, non-uniform groups and one
- * group of 4096. Also: KILN_BARRIER_STRATEGY values the compiler refuses. Run once with the worker
+ * tiled matrix multiply, 2D partial groups and a 3D group, built with and
+ * without -cl-opt-disable. Each 1D kernel runs at several local sizes: 1,
+ * non-powers of two, non-uniform groups and one group of 4096. Also:
+ * KILN_BARRIER_STRATEGY values the compiler refuses. Run once with the worker
  * pool and once with KILN_NUM_THREADS=0.
  */
 #define _POSIX_C_SOURCE 200809L
