@@ -516,6 +516,45 @@ static int test_barrier_strategy(void)
     const struct kiln_cc_kernel *k = find_kernel(p, "k");
     /* keep and the next region's number, per work-item */
     CHECK(k && k->scratch_per_item >= 2 * sizeof(int));
+    /*
+     * Groups of 5 (the last of 3): the function stays inside the scratch size it
+     * reported, and the values it kept across the barrier are per work-item.
+     */
+    enum { N = 13, LS = 5, GUARD = 256 };
+    size_t bytes = k->scratch_fixed + k->scratch_per_item * LS;
+    unsigned char *scratch =
+        aligned_alloc(KILN_SCRATCH_ALIGN, (bytes + GUARD + KILN_SCRATCH_ALIGN - 1) /
+                                              KILN_SCRATCH_ALIGN * KILN_SCRATCH_ALIGN);
+    CHECK(scratch);
+    memset(scratch + bytes, 0xa5, GUARD);
+    static _Alignas(KILN_LOCAL_ALIGN) int arena[LS];
+    int data[N];
+    for (int i = 0; i < N; i++)
+        data[i] = 100 * i;
+    int *pd = data;
+    size_t offset = 0;
+    void *args[] = {&pd, &offset};
+    struct kiln_wg_ctx c;
+    memset(&c, 0, sizeof(c));
+    c.work_dim = 1;
+    c.local_mem = arena;
+    c.scratch = scratch;
+    c.scratch_size = bytes;
+    c.global_size[0] = N;
+    c.enqueued_local_size[0] = LS;
+    c.num_groups[0] = (N + LS - 1) / LS;
+    for (int d = 1; d < 3; d++)
+        c.global_size[d] = c.enqueued_local_size[d] = c.local_size[d] = c.num_groups[d] = 1;
+    for (size_t g = 0; g < c.num_groups[0]; g++) {
+        c.group_id[0] = g;
+        c.local_size[0] = N - g * LS < LS ? N - g * LS : LS;
+        k->wg(args, &c);
+    }
+    for (int i = 0; i < N; i++)
+        CHECK(data[i] == 100 * i + 1);
+    for (size_t i = 0; i < GUARD; i++)
+        CHECK(scratch[bytes + i] == 0xa5);
+    free(scratch);
     cc->destroy(p);
     static const char *const fibers[] = {"kernel 'k' calls barrier()",
                                          "KILN_BARRIER_STRATEGY=fibers", NULL};
