@@ -9,7 +9,8 @@
  *   kernel_info.c   kernel argument metadata -> struct kiln_cc_kernel
  *   link_library.c  link the embedded kernel library
  *   wg_wrapper.c    one work-group function per kernel, everything inlined
- *                   (wg_fibers.c: kernels with barriers, on per-work-item fibers)
+ *                   (wg_regions.c: the region transform for kernels with barriers;
+ *                   wg_fibers.c: the same on per-work-item fibers)
  *   lower_local.c   kernel-scope __local variables -> offsets in the arena
  *   check_support.c refuse what this compiler cannot run correctly
  *   optimize.c      host CPU attributes, default<O3>
@@ -196,16 +197,37 @@ void kiln_cc_cache_write(const uint8_t key[KILN_CC_HASH_SIZE], const uint8_t *da
                          struct kiln_cc_log *log);
 
 /*
- * The fiber strategy, called by wg_wrapper.c. select sets *use when kernel k
- * calls a barrier and KILN_BARRIER_STRATEGY picks fibers. wrap builds the kernel's
+ * The fiber strategy, called by wg_wrapper.c for kernels with barriers when
+ * KILN_BARRIER_STRATEGY is "fibers". wrap builds the kernel's
  * work-group function around its per-work-item function `item`, of type
  * void(ptr args, ptr ctx, ptr group, i64 x, i64 y, i64 z); finish, once the
  * kernel is inlined into `item`, turns its barriers into switches and sets the
  * kernel's scratch and private-memory figures.
  */
-enum kiln_cc_status kiln_cc_fibers_select(struct kiln_cc_build *b, unsigned k, bool *use);
 enum kiln_cc_status kiln_cc_fibers_wrap(struct kiln_cc_build *b, unsigned k, LLVMValueRef item);
 enum kiln_cc_status kiln_cc_fibers_finish(struct kiln_cc_build *b, unsigned k, LLVMValueRef item);
+
+/* The source-level name of a possibly Itanium-mangled function name (check_support.c). */
+void kiln_cc_base_name(const char *name, char *buf, size_t size);
+
+/* !{self, !{"llvm.loop.parallel_accesses", group}}, a new distinct loop id (wg_wrapper.c). */
+LLVMMetadataRef kiln_cc_parallel_loop_id(LLVMContextRef ctx, LLVMMetadataRef group);
+
+/* wg_regions.c: is `callee` barrier() or work_group_barrier(), any overload? */
+bool kiln_cc_is_barrier(LLVMValueRef callee);
+/* Sets uses_barrier[k] for each kernel that can reach a barrier call. */
+enum kiln_cc_status kiln_cc_barrier_kernels(struct kiln_cc_build *b, bool *uses_barrier);
+/* KILN_BARRIER_STRATEGY: *fibers for "fibers", false for the region transform
+ * (unset, empty or "regions"); any other value logs why and fails the build. */
+enum kiln_cc_status kiln_cc_barrier_strategy(struct kiln_cc_build *b, const char *kernel,
+                                             bool *fibers);
+/*
+ * Rewrites each wrapper with flat[k] (built without a loop nest, everything
+ * inlined, hooks still calls) into region loops; groups[k] is its access group.
+ * Sets scratch_fixed and scratch_per_item of those kernels.
+ */
+enum kiln_cc_status kiln_cc_regions_build(struct kiln_cc_build *b, const bool *flat,
+                                          LLVMMetadataRef const *groups);
 
 /* Frees what kernel_info.c allocated in p->kernels. */
 void kiln_cc_kernels_free(struct kiln_cc_program *p);

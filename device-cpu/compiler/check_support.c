@@ -5,10 +5,10 @@
  * It runs after the work-group stage, when each wrapper holds all the code its
  * kernel can reach (globaldce has dropped the rest), so only what a kernel really
  * uses is refused, and the log can name that kernel. Refused:
- *  - calls to barriers the work-group stage left in place (KILN_BARRIER_STRATEGY
- *    chose a strategy this build lacks) and to work-group or sub-group functions:
- *    the work-group loop runs work-items one after another, which is correct only
- *    without them;
+ *  - calls to work-group and sub-group functions other than the barriers: the
+ *    work-group loop runs work-items one after another, which is correct only
+ *    without them (barrier and work_group_barrier never get here: wg_regions.c
+ *    or wg_fibers.c consumed them, or the work-group stage failed the build);
  *  - calls to functions defined neither by the program, nor by the kernel
  *    library, nor by the runtime (fiber_rt.c): builtins Kiln does not implement
  *    yet, or a missing user function;
@@ -19,8 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The source-level name of a possibly Itanium-mangled function name. */
-static void base_name(const char *name, char *buf, size_t size)
+void kiln_cc_base_name(const char *name, char *buf, size_t size)
 {
     const char *s = name;
     size_t len = strlen(name);
@@ -89,7 +88,7 @@ static bool check_function(struct kiln_cc_build *b, LLVMValueRef fn)
                            kernel);
         return false;
     }
-    base_name(name, base, sizeof(base));
+    kiln_cc_base_name(name, base, sizeof(base));
     if (is_group_sync(base)) {
         kiln_cc_log_printf(b->log,
                            "error: kernel '%s' calls %s(): barriers, work-group and sub-group "

@@ -10,9 +10,10 @@
  * induction variable of dimension d, __kiln_ctx() by the ctx parameter.
  *
  * Only barrier-free kernels are correct in this form: every work-item runs to the
- * end before the next starts. Kernels that call barriers get a per-work-item
- * function instead, run on fibers (wg_fibers.c), unless KILN_BARRIER_STRATEGY
- * says otherwise; check_support.c refuses what is left.
+ * end before the next starts. Kernels that can reach barrier() get another form,
+ * chosen by KILN_BARRIER_STRATEGY: by default a flat wrapper (one call of the
+ * kernel) that wg_regions.c turns into region loops; with "fibers" a
+ * per-work-item function run on fibers (wg_fibers.c).
  *
  * Why the x loop vectorises without runtime alias checks: work-items of one group
  * may not race on memory without a barrier or atomics (OpenCL C 3.0 §3.3.6), so
@@ -86,8 +87,7 @@ static LLVMMetadataRef new_access_group(LLVMContextRef ctx, struct kiln_cc_log *
     return group;
 }
 
-/* !{self, !{"llvm.loop.parallel_accesses", group}} */
-static LLVMMetadataRef parallel_loop_id(LLVMContextRef ctx, LLVMMetadataRef group)
+LLVMMetadataRef kiln_cc_parallel_loop_id(LLVMContextRef ctx, LLVMMetadataRef group)
 {
     static const char pa[] = "llvm.loop.parallel_accesses";
     LLVMMetadataRef pa_ops[2] = {LLVMMDStringInContext2(ctx, pa, sizeof(pa) - 1), group};
@@ -234,8 +234,12 @@ out_free:
     return status;
 }
 
+/*
+ * With `flat` (kernels with barriers) the wrapper only unpacks the arguments,
+ * calls the kernel once and returns; wg_regions.c builds its loops later.
+ */
 static enum kiln_cc_status build_wrapper(struct kiln_cc_build *b, unsigned k,
-                                         struct wg_loops *loops)
+                                         struct wg_loops *loops, bool flat)
 {
     LLVMContextRef ctx = b->ctx;
     LLVMValueRef fn = b->kernel_fns[k];
@@ -287,6 +291,29 @@ static enum kiln_cc_status build_wrapper(struct kiln_cc_build *b, unsigned k,
     LLVMPositionBuilderAtEnd(bld, entry);
     for (unsigned i = 0; i < n; i++)
         values[i] = unpack_arg(b, bld, fn, args, wg_ctx, &info->args[i], i, &byvals[i]);
+    if (flat) {
+        LLVMBasicBlockRef body = LLVMInsertBasicBlockInContext(ctx, blk[2], "body");
+        LLVMBuildBr(bld, body);
+        LLVMPositionBuilderAtEnd(bld, body);
+        LLVMValueRef call = LLVMBuildCall2(bld, LLVMGlobalGetValueType(fn), fn, values, n, "");
+        LLVMSetInstructionCallConv(call, LLVMGetFunctionCallConv(fn));
+        for (unsigned i = 0; i < n; i++)
+            if (byvals[i])
+                LLVMAddCallSiteAttribute(
+                    call, i + 1,
+                    LLVMCreateTypeAttribute(ctx, LLVMGetEnumAttributeKindForName("byval", 5),
+                                            byvals[i]));
+        LLVMBuildBr(bld, exit);
+        for (int d = 0; d < 3; d++)
+            LLVMDeleteBasicBlock(blk[d]);
+        for (int d = 1; d < 3; d++)
+            LLVMDeleteBasicBlock(latch[d]);
+        LLVMPositionBuilderAtEnd(bld, exit);
+        LLVMBuildRetVoid(bld);
+        LLVMDisposeBuilder(bld);
+        status = KILN_CC_OK;
+        goto out_free;
+    }
     LLVMValueRef size[3], empty = NULL;
     for (int d = 0; d < 3; d++) {
         size[d] = ctx_field(bld, ctx, wg_ctx,
@@ -319,8 +346,9 @@ static enum kiln_cc_status build_wrapper(struct kiln_cc_build *b, unsigned k,
         LLVMAddIncoming(loops->lid[d], &step, &here, 1);
         if (d == 0) {
             unsigned kind = LLVMGetMDKindIDInContext(ctx, "llvm.loop", 9);
-            LLVMSetMetadata(br, kind,
-                            LLVMMetadataAsValue(ctx, parallel_loop_id(ctx, loops->access_group)));
+            LLVMSetMetadata(
+                br, kind,
+                LLVMMetadataAsValue(ctx, kiln_cc_parallel_loop_id(ctx, loops->access_group)));
         }
     }
     LLVMPositionBuilderAtEnd(bld, exit);
@@ -472,21 +500,38 @@ enum kiln_cc_status kiln_cc_wrappers_build(struct kiln_cc_build *b)
 {
     unsigned n = b->prog->num_kernels;
     struct wg_loops *loops = calloc(n ? n : 1, sizeof(*loops));
-    enum kiln_cc_status status = loops ? KILN_CC_OK : KILN_CC_OUT_OF_MEMORY;
+    bool *flat = calloc(n ? n : 1, sizeof(*flat));
+    LLVMMetadataRef *groups = calloc(n ? n : 1, sizeof(*groups));
+    enum kiln_cc_status status = loops && flat && groups ? KILN_CC_OK : KILN_CC_OUT_OF_MEMORY;
+    bool any_flat = false;
 
     b->bodies = calloc(n ? n : 1, sizeof(*b->bodies));
     if (!b->bodies)
         status = KILN_CC_OUT_OF_MEMORY;
+    if (status == KILN_CC_OK)
+        status = kiln_cc_barrier_kernels(b, flat);
     for (unsigned k = 0; k < n && status == KILN_CC_OK; k++) {
-        bool fibers;
-        status = kiln_cc_fibers_select(b, k, &fibers);
-        if (status == KILN_CC_OK)
-            status = fibers ? build_item_function(b, k, &loops[k]) : build_wrapper(b, k, &loops[k]);
+        if (!flat[k])
+            continue;
+        status = kiln_cc_barrier_strategy(b, b->prog->kernels[k].name, &loops[k].fibers);
+        if (loops[k].fibers)
+            flat[k] = false; /* the fiber form has no region loops to build */
+        else
+            any_flat = true;
+    }
+    for (unsigned k = 0; k < n && status == KILN_CC_OK; k++) {
+        if (loops[k].fibers)
+            status = build_item_function(b, k, &loops[k]);
+        else
+            status = build_wrapper(b, k, &loops[k], flat[k]);
+        groups[k] = loops[k].access_group;
         if (status == KILN_CC_OK)
             b->bodies[k] = loops[k].body;
     }
     if (status == KILN_CC_OK)
         status = inline_into_wrappers(b);
+    if (status == KILN_CC_OK && any_flat)
+        status = kiln_cc_regions_build(b, flat, groups);
     if (status == KILN_CC_OK)
         status = replace_hook(b, KILN_CC_HOOK_CTX, loops);
     if (status == KILN_CC_OK)
@@ -497,6 +542,8 @@ enum kiln_cc_status kiln_cc_wrappers_build(struct kiln_cc_build *b)
         else
             tag_shared_accesses(b, b->wrappers[k], loops[k].access_group);
     }
+    free(groups);
+    free(flat);
     free(loops);
     return status;
 }

@@ -5,6 +5,7 @@
  *
  * Usage: kiln-cc-test LIBKILN_CC.so TEST
  */
+#define _POSIX_C_SOURCE 200809L
 #include "kiln_abi.h"
 #include "kiln_cc.h"
 
@@ -496,26 +497,78 @@ static int test_syntax_error(void)
     return expect_failure(src, NULL, KILN_CC_BUILD_FAILED, needles);
 }
 
-/* KILN_BARRIER_STRATEGY=regions is not in this build: barrier kernels are refused. */
-static int test_barrier_refused(void)
+/*
+ * A kernel with a barrier builds into region loops that ask for scratch; the
+ * other strategy builds too, an unknown one is refused with a log line.
+ */
+static int test_barrier_strategy(void)
 {
     static const char src[] = "kernel void k(global int *p, local int *l)\n"
                               "{\n"
+                              "    int keep = p[get_global_id(0)];\n"
                               "    l[get_local_id(0)] = 1;\n"
                               "    barrier(CLK_LOCAL_MEM_FENCE);\n"
-                              "    p[get_global_id(0)] = l[0];\n"
+                              "    p[get_global_id(0)] = l[0] + keep;\n"
                               "}\n";
-    static const char *const needles[] = {"kernel 'k' calls barrier()", "not supported", NULL};
-    static const char *const bogus[] = {"KILN_BARRIER_STRATEGY is 'threads'", NULL};
-    setenv("KILN_BARRIER_STRATEGY", "regions", 1);
-    int failed = expect_failure(src, NULL, KILN_CC_BUILD_FAILED, needles);
-    setenv("KILN_BARRIER_STRATEGY", "threads", 1);
-    failed = failed || expect_failure(src, NULL, KILN_CC_BUILD_FAILED, bogus);
     unsetenv("KILN_BARRIER_STRATEGY");
-    return failed;
+    struct kiln_cc_program *p = build_ok(src, NULL);
+    CHECK(p);
+    const struct kiln_cc_kernel *k = find_kernel(p, "k");
+    /* keep and the next region's number, per work-item */
+    CHECK(k && k->scratch_per_item >= 2 * sizeof(int));
+    /*
+     * Groups of 5 (the last of 3): the function stays inside the scratch size it
+     * reported, and the values it kept across the barrier are per work-item.
+     */
+    enum { N = 13, LS = 5, GUARD = 256 };
+    size_t bytes = k->scratch_fixed + k->scratch_per_item * LS;
+    unsigned char *scratch =
+        aligned_alloc(KILN_SCRATCH_ALIGN, (bytes + GUARD + KILN_SCRATCH_ALIGN - 1) /
+                                              KILN_SCRATCH_ALIGN * KILN_SCRATCH_ALIGN);
+    CHECK(scratch);
+    memset(scratch + bytes, 0xa5, GUARD);
+    static _Alignas(KILN_LOCAL_ALIGN) int arena[LS];
+    int data[N];
+    for (int i = 0; i < N; i++)
+        data[i] = 100 * i;
+    int *pd = data;
+    size_t offset = 0;
+    void *args[] = {&pd, &offset};
+    struct kiln_wg_ctx c;
+    memset(&c, 0, sizeof(c));
+    c.work_dim = 1;
+    c.local_mem = arena;
+    c.scratch = scratch;
+    c.scratch_size = bytes;
+    c.global_size[0] = N;
+    c.enqueued_local_size[0] = LS;
+    c.num_groups[0] = (N + LS - 1) / LS;
+    for (int d = 1; d < 3; d++)
+        c.global_size[d] = c.enqueued_local_size[d] = c.local_size[d] = c.num_groups[d] = 1;
+    for (size_t g = 0; g < c.num_groups[0]; g++) {
+        c.group_id[0] = g;
+        c.local_size[0] = N - g * LS < LS ? N - g * LS : LS;
+        k->wg(args, &c);
+    }
+    for (int i = 0; i < N; i++)
+        CHECK(data[i] == 100 * i + 1);
+    for (size_t i = 0; i < GUARD; i++)
+        CHECK(scratch[bytes + i] == 0xa5);
+    free(scratch);
+    cc->destroy(p);
+    static const char *const bogus[] = {"KILN_BARRIER_STRATEGY='stacks'", NULL};
+    setenv("KILN_BARRIER_STRATEGY", "fibers", 1);
+    p = build_ok(src, NULL);
+    CHECK(p);
+    cc->destroy(p);
+    setenv("KILN_BARRIER_STRATEGY", "stacks", 1);
+    int bad = expect_failure(src, NULL, KILN_CC_BUILD_FAILED, bogus);
+    unsetenv("KILN_BARRIER_STRATEGY");
+    return bad;
 }
 
-/* By default a barrier kernel runs on fibers; its __local variables are laid out. */
+/* With KILN_BARRIER_STRATEGY=fibers a barrier kernel runs on fibers; its __local variables
+ * are laid out. */
 static int test_barrier_fibers(void)
 {
     static const char src[] = "kernel void k(global int *p)\n"
@@ -530,7 +583,9 @@ static int test_barrier_fibers(void)
                               "kernel void plain(global int *p) { p[get_global_id(0)] = 1; }\n";
     struct kiln_cc_program *p = NULL;
     char *log = NULL;
+    setenv("KILN_BARRIER_STRATEGY", "fibers", 1);
     enum kiln_cc_status status = cc->build(src, NULL, &p, &log);
+    unsetenv("KILN_BARRIER_STRATEGY");
     if (status != KILN_CC_OK)
         fprintf(stderr, "%s\n", log);
     free(log);
@@ -707,7 +762,7 @@ static const struct test tests[] = {
     {"work_dims", test_work_dims},
     {"math", test_math},
     {"syntax_error", test_syntax_error},
-    {"barrier_refused", test_barrier_refused},
+    {"barrier_strategy", test_barrier_strategy},
     {"barrier_fibers", test_barrier_fibers},
     {"unsupported_refused", test_unsupported_refused},
     {"invalid_options", test_invalid_options},

@@ -1,0 +1,1006 @@
+/*
+ * Region transform: the work-group function of a kernel that calls barrier().
+ *
+ * Work-items run one after another, so a barrier is where every work-item of the
+ * group must have finished the code before it before any goes on. The wrapper of
+ * such a kernel (built flat by wg_wrapper.c: unpack the arguments, call the
+ * kernel, return; then everything inlined) is rewritten here:
+ *
+ *  1. sroa and reg2mem, every block split right after each barrier call, reg2mem again:
+ *     now the only values that cross a block boundary live in allocas of the
+ *     entry block, and each barrier ends its block with a branch to its
+ *     continuation.
+ *  2. The entry block is the prologue: argument unpacking, run once per group.
+ *     Region 0 starts at its successor, region i + 1 at the continuation of
+ *     barrier i. A region is every block reachable from its start without going
+ *     past a barrier; a block reachable from several starts is cloned into each.
+ *  3. Each alloca that may hold a value from before a barrier to after it (some
+ *     use can reach barrier i and some use is reachable from its continuation),
+ *     or whose address is stored, gets a slot per work-item in ctx->scratch,
+ *     laid out one array per alloca (work-item w's copy at base + w * size) so
+ *     that neighbouring work-items are neighbours in memory. The others stay
+ *     allocas shared by the work-items, which is safe: no work-item's use of them
+ *     spans a barrier, and within one region work-items do not interleave.
+ *  4. Each region becomes a z/y/x loop nest over this group's local size, with
+ *     its blocks cloned inside. A barrier leaves the clone towards the next
+ *     work-item, naming its continuation; the return names "done". A region
+ *     with a single way out goes straight to the next region; otherwise each
+ *     work-item stores the name in its own i32 after the slots, and a dispatcher
+ *     switches on work-item 0's once the loop nest is over (all work-items name
+ *     the same, as OpenCL requires them all to reach the same barrier).
+ *
+ * The x loops carry llvm.loop.parallel_accesses like the barrier-free loop; the
+ * scratch slot accesses and the stores of the next region's name join the
+ * access group (each work-item owns its slots),
+ * wg_wrapper.c tags the shared-memory ones. O3 then brings registers back.
+ */
+#include "cc_internal.h"
+#include "kiln_abi.h"
+
+#include <llvm-c/DebugInfo.h>
+#include <llvm-c/Target.h>
+#include <llvm-c/Transforms/PassBuilder.h>
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* At most this many barrier calls in one kernel after inlining. */
+#define MAX_BARRIERS 256
+
+/* Open-addressed map from LLVM object pointers to pointers. */
+struct ptr_map {
+    const void **keys;
+    void **vals;
+    size_t cap, len;
+};
+
+static size_t ptr_hash(const void *p, size_t cap)
+{
+    uintptr_t v = (uintptr_t)p;
+    v ^= v >> 17;
+    v *= 0x9e3779b97f4a7c15ull;
+    return (size_t)(v >> 20) & (cap - 1);
+}
+
+static bool map_put(struct ptr_map *m, const void *key, void *val)
+{
+    if (2 * (m->len + 1) > m->cap) {
+        size_t cap = m->cap ? 2 * m->cap : 64;
+        const void **keys = calloc(cap, sizeof(*keys));
+        void **vals = calloc(cap, sizeof(*vals));
+        if (!keys || !vals) {
+            free(keys);
+            free(vals);
+            return false;
+        }
+        for (size_t i = 0; i < m->cap; i++) {
+            if (!m->keys[i])
+                continue;
+            size_t h = ptr_hash(m->keys[i], cap);
+            while (keys[h])
+                h = (h + 1) & (cap - 1);
+            keys[h] = m->keys[i];
+            vals[h] = m->vals[i];
+        }
+        free(m->keys);
+        free(m->vals);
+        m->keys = keys;
+        m->vals = vals;
+        m->cap = cap;
+    }
+    size_t h = ptr_hash(key, m->cap);
+    while (m->keys[h] && m->keys[h] != key)
+        h = (h + 1) & (m->cap - 1);
+    if (!m->keys[h])
+        m->len++;
+    m->keys[h] = key;
+    m->vals[h] = val;
+    return true;
+}
+
+static void *map_get(const struct ptr_map *m, const void *key)
+{
+    if (!m->cap)
+        return NULL;
+    size_t h = ptr_hash(key, m->cap);
+    while (m->keys[h]) {
+        if (m->keys[h] == key)
+            return m->vals[h];
+        h = (h + 1) & (m->cap - 1);
+    }
+    return NULL;
+}
+
+static void map_clear(struct ptr_map *m)
+{
+    free(m->keys);
+    free(m->vals);
+    memset(m, 0, sizeof(*m));
+}
+
+bool kiln_cc_is_barrier(LLVMValueRef callee)
+{
+    char base[64];
+    if (!callee || !LLVMIsAFunction(callee))
+        return false;
+    kiln_cc_base_name(LLVMGetValueName(callee), base, sizeof(base));
+    return strcmp(base, "barrier") == 0 || strcmp(base, "work_group_barrier") == 0;
+}
+
+static LLVMValueRef called_function(LLVMValueRef in)
+{
+    if (!LLVMIsACallInst(in))
+        return NULL;
+    LLVMValueRef f = LLVMGetCalledValue(in);
+    return f && LLVMIsAFunction(f) ? f : NULL;
+}
+
+static bool is_barrier_call(LLVMValueRef in)
+{
+    return kiln_cc_is_barrier(called_function(in));
+}
+
+enum kiln_cc_status kiln_cc_barrier_kernels(struct kiln_cc_build *b, bool *uses_barrier)
+{
+    struct ptr_map reach = {0};
+    LLVMValueRef *work = NULL;
+    size_t n = 0, cap = 0;
+    enum kiln_cc_status status = KILN_CC_OUT_OF_MEMORY;
+
+    /* Functions that call a barrier, directly or through functions they call. */
+    for (LLVMValueRef fn = LLVMGetFirstFunction(b->mod); fn; fn = LLVMGetNextFunction(fn)) {
+        if (!kiln_cc_is_barrier(fn))
+            continue;
+        if (n == cap) {
+            cap = cap ? 2 * cap : 16;
+            LLVMValueRef *more = realloc(work, cap * sizeof(*work));
+            if (!more)
+                goto out;
+            work = more;
+        }
+        work[n++] = fn;
+    }
+    while (n) {
+        LLVMValueRef fn = work[--n];
+        for (LLVMUseRef u = LLVMGetFirstUse(fn); u; u = LLVMGetNextUse(u)) {
+            LLVMValueRef user = LLVMGetUser(u);
+            if (!LLVMIsAInstruction(user))
+                continue;
+            LLVMValueRef caller = LLVMGetBasicBlockParent(LLVMGetInstructionParent(user));
+            if (map_get(&reach, caller))
+                continue;
+            if (!map_put(&reach, caller, caller))
+                goto out;
+            if (n == cap) {
+                cap = cap ? 2 * cap : 16;
+                LLVMValueRef *more = realloc(work, cap * sizeof(*work));
+                if (!more)
+                    goto out;
+                work = more;
+            }
+            work[n++] = caller;
+        }
+    }
+    for (unsigned k = 0; k < b->prog->num_kernels; k++)
+        uses_barrier[k] = map_get(&reach, b->kernel_fns[k]) != NULL;
+    status = KILN_CC_OK;
+out:
+    free(work);
+    map_clear(&reach);
+    return status;
+}
+
+enum kiln_cc_status kiln_cc_barrier_strategy(struct kiln_cc_build *b, const char *kernel,
+                                             bool *fibers)
+{
+    const char *s = getenv("KILN_BARRIER_STRATEGY");
+    *fibers = false;
+    if (!s || !*s || strcmp(s, "regions") == 0)
+        return KILN_CC_OK;
+    if (strcmp(s, "fibers") == 0) {
+        *fibers = true;
+        return KILN_CC_OK;
+    }
+    kiln_cc_log_printf(b->log,
+                       "error: kernel '%s' calls barrier(): KILN_BARRIER_STRATEGY='%s' is "
+                       "not a barrier strategy (use 'regions' or 'fibers')\n",
+                       kernel, s);
+    return KILN_CC_BUILD_FAILED;
+}
+
+static enum kiln_cc_status run_passes(struct kiln_cc_build *b, const char *passes)
+{
+    LLVMPassBuilderOptionsRef opts = LLVMCreatePassBuilderOptions();
+    LLVMErrorRef err = LLVMRunPasses(b->mod, passes, NULL, opts);
+    LLVMDisposePassBuilderOptions(opts);
+    if (err) {
+        char *msg = LLVMGetErrorMessage(err);
+        kiln_cc_log_printf(b->log, "error: %s before the barrier transform failed: %s\n", passes,
+                           msg);
+        LLVMDisposeErrorMessage(msg);
+        return KILN_CC_INTERNAL;
+    }
+    return KILN_CC_OK;
+}
+
+/* Moves everything after each barrier call of `w` into a new block. */
+static void split_at_barriers(LLVMContextRef ctx, LLVMValueRef w)
+{
+    LLVMBuilderRef bld = LLVMCreateBuilderInContext(ctx);
+    for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(w); bb; bb = LLVMGetNextBasicBlock(bb)) {
+        for (LLVMValueRef in = LLVMGetFirstInstruction(bb); in; in = LLVMGetNextInstruction(in)) {
+            if (!is_barrier_call(in))
+                continue;
+            LLVMBasicBlockRef rest = LLVMAppendBasicBlockInContext(ctx, w, "barrier.cont");
+            LLVMMoveBasicBlockAfter(rest, bb);
+            LLVMPositionBuilderAtEnd(bld, rest);
+            for (LLVMValueRef m = LLVMGetNextInstruction(in); m;) {
+                LLVMValueRef next = LLVMGetNextInstruction(m);
+                LLVMInstructionRemoveFromParent(m);
+                LLVMInsertIntoBuilder(bld, m);
+                m = next;
+            }
+            LLVMPositionBuilderAtEnd(bld, bb);
+            LLVMBuildBr(bld, rest);
+            break; /* the rest, with any further barrier, is the next block */
+        }
+    }
+    LLVMDisposeBuilder(bld);
+}
+
+/* One kernel being transformed. */
+struct regions {
+    struct kiln_cc_build *b;
+    LLVMContextRef ctx;
+    LLVMValueRef w;
+    const char *kernel;
+    LLVMMetadataRef group;
+    LLVMBasicBlockRef entry;
+    /* Template blocks: every block but the entry. */
+    LLVMBasicBlockRef *blocks;
+    size_t num_blocks;
+    struct ptr_map index; /* block -> index + 1 */
+    unsigned **succ;      /* successor indices per block, counted in num_succ */
+    unsigned *num_succ;
+    unsigned **pred;
+    unsigned *num_pred;
+    /* Barrier i: its block (which it ends) and its continuation. */
+    unsigned bar_block[MAX_BARRIERS], bar_cont[MAX_BARRIERS];
+    unsigned num_barriers;
+    unsigned region_start[MAX_BARRIERS + 1];
+    /* Allocas that get a scratch slot. */
+    LLVMValueRef *slots;
+    size_t *slot_size, *slot_offset;
+    size_t num_slots;
+    size_t per_item;
+};
+
+static unsigned block_index(const struct regions *r, LLVMBasicBlockRef bb)
+{
+    return (unsigned)(uintptr_t)map_get(&r->index, bb) - 1;
+}
+
+static bool is_template(const struct regions *r, LLVMBasicBlockRef bb)
+{
+    return map_get(&r->index, bb) != NULL;
+}
+
+static void regions_free(struct regions *r)
+{
+    for (size_t i = 0; i < r->num_blocks; i++) {
+        if (r->succ)
+            free(r->succ[i]);
+        if (r->pred)
+            free(r->pred[i]);
+    }
+    free(r->succ);
+    free(r->pred);
+    free(r->num_succ);
+    free(r->num_pred);
+    free(r->blocks);
+    free(r->slots);
+    free(r->slot_size);
+    free(r->slot_offset);
+    map_clear(&r->index);
+}
+
+static enum kiln_cc_status refuse(struct regions *r, const char *why)
+{
+    kiln_cc_log_printf(r->b->log, "error: kernel '%s' calls barrier() but %s\n", r->kernel, why);
+    return KILN_CC_BUILD_FAILED;
+}
+
+/* Blocks, their edges and the barriers. */
+static enum kiln_cc_status build_graph(struct regions *r)
+{
+    r->entry = LLVMGetEntryBasicBlock(r->w);
+    size_t n = 0;
+    for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(r->w); bb; bb = LLVMGetNextBasicBlock(bb))
+        n++;
+    n--;
+    r->num_blocks = n;
+    r->blocks = calloc(n ? n : 1, sizeof(*r->blocks));
+    r->succ = calloc(n ? n : 1, sizeof(*r->succ));
+    r->pred = calloc(n ? n : 1, sizeof(*r->pred));
+    r->num_succ = calloc(n ? n : 1, sizeof(*r->num_succ));
+    r->num_pred = calloc(n ? n : 1, sizeof(*r->num_pred));
+    if (!r->blocks || !r->succ || !r->pred || !r->num_succ || !r->num_pred)
+        return KILN_CC_OUT_OF_MEMORY;
+    size_t i = 0;
+    for (LLVMBasicBlockRef bb = LLVMGetNextBasicBlock(r->entry); bb;
+         bb = LLVMGetNextBasicBlock(bb), i++) {
+        r->blocks[i] = bb;
+        if (!map_put(&r->index, bb, (void *)(uintptr_t)(i + 1)))
+            return KILN_CC_OUT_OF_MEMORY;
+    }
+    for (LLVMValueRef in = LLVMGetFirstInstruction(r->entry); in; in = LLVMGetNextInstruction(in))
+        if (is_barrier_call(in))
+            return refuse(r, "a barrier sits in the argument prologue");
+    LLVMValueRef et = LLVMGetBasicBlockTerminator(r->entry);
+    if (!et || LLVMGetNumSuccessors(et) != 1 || !is_template(r, LLVMGetSuccessor(et, 0)))
+        return refuse(r, "its work-group function has an unexpected entry block");
+    r->region_start[0] = block_index(r, LLVMGetSuccessor(et, 0));
+
+    for (i = 0; i < n; i++) {
+        LLVMValueRef t = LLVMGetBasicBlockTerminator(r->blocks[i]);
+        if (!t)
+            return refuse(r, "a block has no terminator");
+        unsigned ns = LLVMGetNumSuccessors(t);
+        r->succ[i] = calloc(ns ? ns : 1, sizeof(unsigned));
+        if (!r->succ[i])
+            return KILN_CC_OUT_OF_MEMORY;
+        for (unsigned s = 0; s < ns; s++) {
+            LLVMBasicBlockRef sb = LLVMGetSuccessor(t, s);
+            if (!is_template(r, sb))
+                return refuse(r, "a branch leads back into the argument prologue");
+            r->succ[i][r->num_succ[i]++] = block_index(r, sb);
+        }
+        LLVMValueRef last = LLVMGetPreviousInstruction(t);
+        for (LLVMValueRef in = LLVMGetFirstInstruction(r->blocks[i]); in;
+             in = LLVMGetNextInstruction(in)) {
+            if (!is_barrier_call(in))
+                continue;
+            if (in != last || ns != 1 || LLVMGetInstructionOpcode(t) != LLVMBr)
+                return refuse(r, "a barrier could not be split from the code after it");
+            if (r->num_barriers == MAX_BARRIERS)
+                return refuse(r, "it has more barrier calls than the transform handles (256)");
+            r->bar_block[r->num_barriers] = (unsigned)i;
+            r->bar_cont[r->num_barriers] = r->succ[i][0];
+            r->num_barriers++;
+            r->region_start[r->num_barriers] = r->succ[i][0];
+        }
+    }
+    for (i = 0; i < n; i++)
+        for (unsigned s = 0; s < r->num_succ[i]; s++)
+            r->num_pred[r->succ[i][s]]++;
+    for (i = 0; i < n; i++) {
+        r->pred[i] = calloc(r->num_pred[i] ? r->num_pred[i] : 1, sizeof(unsigned));
+        if (!r->pred[i])
+            return KILN_CC_OUT_OF_MEMORY;
+        r->num_pred[i] = 0;
+    }
+    for (i = 0; i < n; i++)
+        for (unsigned s = 0; s < r->num_succ[i]; s++) {
+            unsigned t = r->succ[i][s];
+            r->pred[t][r->num_pred[t]++] = (unsigned)i;
+        }
+    return KILN_CC_OK;
+}
+
+static bool is_barrier_block(const struct regions *r, unsigned blk)
+{
+    for (unsigned i = 0; i < r->num_barriers; i++)
+        if (r->bar_block[i] == blk)
+            return true;
+    return false;
+}
+
+/*
+ * Marks in `seen` every block reachable from `from` along successors (or
+ * predecessors with `backwards`); with `stop_at_barriers`, a barrier block is
+ * reached but not left.
+ */
+static bool reach(const struct regions *r, unsigned from, bool backwards, bool stop_at_barriers,
+                  unsigned char *seen)
+{
+    unsigned *stack = malloc((r->num_blocks + 1) * sizeof(*stack));
+    size_t n = 0;
+    if (!stack)
+        return false;
+    memset(seen, 0, r->num_blocks);
+    seen[from] = 1;
+    stack[n++] = from;
+    while (n) {
+        unsigned v = stack[--n];
+        if (!backwards && stop_at_barriers && is_barrier_block(r, v))
+            continue;
+        unsigned cnt = backwards ? r->num_pred[v] : r->num_succ[v];
+        const unsigned *next = backwards ? r->pred[v] : r->succ[v];
+        for (unsigned s = 0; s < cnt; s++) {
+            if (seen[next[s]])
+                continue;
+            seen[next[s]] = 1;
+            stack[n++] = next[s];
+        }
+    }
+    free(stack);
+    return true;
+}
+
+/* What the uses of one alloca tell. */
+struct alloca_uses {
+    unsigned char *blocks; /* template blocks holding a use */
+    bool in_entry;         /* a use in the prologue */
+    bool written_outside;  /* something outside the prologue may write through it */
+    bool escapes;          /* its address is stored or leaves in a way not followed */
+};
+
+static bool is_intrinsic_call(LLVMValueRef in)
+{
+    LLVMValueRef f = called_function(in);
+    return f && strncmp(LLVMGetValueName(f), "llvm.", 5) == 0;
+}
+
+static void collect_uses(const struct regions *r, LLVMValueRef ptr, struct alloca_uses *u,
+                         unsigned depth)
+{
+    if (depth > 64) {
+        u->escapes = true;
+        return;
+    }
+    for (LLVMUseRef use = LLVMGetFirstUse(ptr); use; use = LLVMGetNextUse(use)) {
+        LLVMValueRef user = LLVMGetUser(use);
+        if (!LLVMIsAInstruction(user)) {
+            u->escapes = true;
+            continue;
+        }
+        LLVMBasicBlockRef bb = LLVMGetInstructionParent(user);
+        bool entry = bb == r->entry;
+        if (entry)
+            u->in_entry = true;
+        else
+            u->blocks[block_index(r, bb)] = 1;
+        if (LLVMIsALoadInst(user))
+            continue;
+        if (LLVMIsAStoreInst(user)) {
+            if (LLVMGetOperand(user, 0) == ptr)
+                u->escapes = true;
+            if (!entry)
+                u->written_outside = true;
+            continue;
+        }
+        if (LLVMIsAGetElementPtrInst(user) || LLVMIsABitCastInst(user) ||
+            LLVMIsAAddrSpaceCastInst(user) || LLVMIsASelectInst(user) || LLVMIsAPHINode(user)) {
+            collect_uses(r, user, u, depth + 1);
+            continue;
+        }
+        if (LLVMIsACallInst(user) && is_intrinsic_call(user)) {
+            const char *name = LLVMGetValueName(called_function(user));
+            bool src_only =
+                (strncmp(name, "llvm.memcpy", 11) == 0 || strncmp(name, "llvm.memmove", 12) == 0) &&
+                LLVMGetOperand(user, 0) != ptr;
+            if (!entry && !src_only && strncmp(name, "llvm.lifetime", 13) != 0)
+                u->written_outside = true;
+            continue;
+        }
+        u->escapes = true;
+        if (!entry)
+            u->written_outside = true;
+    }
+}
+
+static int by_align_desc(const void *a, const void *b)
+{
+    unsigned x = LLVMGetAlignment(*(LLVMValueRef const *)a);
+    unsigned y = LLVMGetAlignment(*(LLVMValueRef const *)b);
+    return (x < y) - (x > y);
+}
+
+/* Decides which allocas get scratch slots, and lays the slots out. */
+static enum kiln_cc_status choose_slots(struct regions *r)
+{
+    size_t n = r->num_blocks, cap = 16;
+    unsigned nb = r->num_barriers;
+    unsigned char *before = calloc((size_t)nb * n + 1, 1), *after = calloc((size_t)nb * n + 1, 1);
+    struct alloca_uses u = {calloc(n + 1, 1), false, false, false};
+    enum kiln_cc_status status = KILN_CC_OUT_OF_MEMORY;
+
+    r->slots = malloc(cap * sizeof(*r->slots));
+    if (!before || !after || !u.blocks || !r->slots)
+        goto out;
+    for (unsigned i = 0; i < nb; i++)
+        if (!reach(r, r->bar_block[i], true, false, before + (size_t)i * n) ||
+            !reach(r, r->bar_cont[i], false, false, after + (size_t)i * n))
+            goto out;
+
+    for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(r->w); bb; bb = LLVMGetNextBasicBlock(bb))
+        for (LLVMValueRef in = LLVMGetFirstInstruction(bb); in; in = LLVMGetNextInstruction(in)) {
+            if (!LLVMIsAAllocaInst(in))
+                continue;
+            if (bb != r->entry) {
+                status = refuse(r, "it allocates private memory outside the entry block");
+                goto out;
+            }
+            memset(u.blocks, 0, n);
+            u.in_entry = u.written_outside = u.escapes = false;
+            collect_uses(r, in, &u, 0);
+            if (u.in_entry) {
+                /* Set up by the prologue, only read by the work-items. */
+                if (u.written_outside || u.escapes) {
+                    status = refuse(r, "argument memory is written by the work-items");
+                    goto out;
+                }
+                continue;
+            }
+            bool crosses = u.escapes;
+            for (unsigned i = 0; i < nb && !crosses; i++) {
+                bool b_use = false, a_use = false;
+                for (size_t j = 0; j < n; j++) {
+                    b_use |= u.blocks[j] && before[(size_t)i * n + j];
+                    a_use |= u.blocks[j] && after[(size_t)i * n + j];
+                }
+                crosses = b_use && a_use;
+            }
+            if (!crosses)
+                continue;
+            if (r->num_slots == cap) {
+                LLVMValueRef *more = realloc(r->slots, 2 * cap * sizeof(*more));
+                if (!more)
+                    goto out;
+                r->slots = more;
+                cap *= 2;
+            }
+            r->slots[r->num_slots++] = in;
+        }
+
+    qsort(r->slots, r->num_slots, sizeof(*r->slots), by_align_desc);
+    r->slot_size = calloc(r->num_slots + 1, sizeof(size_t));
+    r->slot_offset = calloc(r->num_slots + 1, sizeof(size_t));
+    if (!r->slot_size || !r->slot_offset)
+        goto out;
+    LLVMTargetDataRef td = LLVMGetModuleDataLayout(r->b->mod);
+    for (size_t s = 0; s < r->num_slots; s++) {
+        LLVMValueRef a = r->slots[s];
+        unsigned align = LLVMGetAlignment(a);
+        LLVMValueRef count = LLVMGetOperand(a, 0);
+        if (!LLVMIsAConstantInt(count)) {
+            status = refuse(r, "it keeps a variable-sized private array across a barrier");
+            goto out;
+        }
+        if (align > KILN_SCRATCH_ALIGN) {
+            status = refuse(r, "it keeps private data aligned to more than 128 bytes across a "
+                               "barrier");
+            goto out;
+        }
+        size_t size = LLVMABISizeOfType(td, LLVMGetAllocatedType(a)) *
+                      (size_t)LLVMConstIntGetZExtValue(count);
+        if (align == 0)
+            align = 1;
+        size = (size + align - 1) / align * align;
+        if (size == 0)
+            size = align;
+        r->slot_size[s] = size;
+        r->slot_offset[s] = r->per_item;
+        r->per_item += size;
+    }
+    status = KILN_CC_OK;
+out:
+    free(before);
+    free(after);
+    free(u.blocks);
+    return status;
+}
+
+/* The loop nest of one region, and what its clone needs. */
+struct region_loop {
+    LLVMBasicBlockRef pre, body, latch;
+    LLVMValueRef lid[3];
+    LLVMValueRef next_slot; /* this work-item's slot naming the next region */
+    bool dynamic;
+};
+
+static LLVMValueRef local_id(LLVMBuilderRef bld, LLVMContextRef ctx, const LLVMValueRef lid[3],
+                             LLVMValueRef dim)
+{
+    LLVMTypeRef i64 = LLVMInt64TypeInContext(ctx);
+    if (LLVMIsAConstantInt(dim)) {
+        unsigned long long d = LLVMConstIntGetZExtValue(dim);
+        return d < 3 ? lid[d] : LLVMConstInt(i64, 0, 0);
+    }
+    LLVMValueRef v = LLVMConstInt(i64, 0, 0);
+    for (int d = 2; d >= 0; d--) {
+        LLVMValueRef is_d =
+            LLVMBuildICmp(bld, LLVMIntEQ, dim, LLVMConstInt(LLVMTypeOf(dim), (unsigned)d, 0), "");
+        v = LLVMBuildSelect(bld, is_d, lid[d], v, "");
+    }
+    return v;
+}
+
+/* Leaves the clone of a region for the next work-item, naming region `target`. */
+static void leave(struct regions *r, LLVMBuilderRef bld, const struct region_loop *loop,
+                  unsigned target)
+{
+    if (loop->dynamic) {
+        LLVMValueRef st = LLVMBuildStore(
+            bld, LLVMConstInt(LLVMInt32TypeInContext(r->ctx), target, 0), loop->next_slot);
+        LLVMSetAlignment(st, 4);
+        LLVMSetMetadata(st, LLVMGetMDKindIDInContext(r->ctx, "llvm.access.group", 17),
+                        LLVMMetadataAsValue(r->ctx, r->group));
+    }
+    LLVMBuildBr(bld, loop->latch);
+}
+
+static unsigned barrier_of_block(const struct regions *r, unsigned blk)
+{
+    for (unsigned i = 0; i < r->num_barriers; i++)
+        if (r->bar_block[i] == blk)
+            return i;
+    return 0;
+}
+
+/* Clones the blocks of region `reg` (marked in `in_region`) into its loop body. */
+static enum kiln_cc_status clone_region(struct regions *r, unsigned reg,
+                                        const unsigned char *in_region,
+                                        const struct region_loop *loop, LLVMValueRef *slot_ptr)
+{
+    struct ptr_map map = {0}, derived = {0};
+    LLVMBuilderRef bld = LLVMCreateBuilderInContext(r->ctx);
+    unsigned ag_kind = LLVMGetMDKindIDInContext(r->ctx, "llvm.access.group", 17);
+    LLVMValueRef tag = LLVMMetadataAsValue(r->ctx, r->group);
+    LLVMValueRef hook_lid = LLVMGetNamedFunction(r->b->mod, KILN_CC_HOOK_LOCAL_ID);
+    LLVMValueRef hook_ctx = LLVMGetNamedFunction(r->b->mod, KILN_CC_HOOK_CTX);
+    enum kiln_cc_status status = KILN_CC_OUT_OF_MEMORY;
+    unsigned done = r->num_barriers + 1;
+
+    for (size_t s = 0; s < r->num_slots; s++)
+        if (!map_put(&map, r->slots[s], slot_ptr[s]) || !map_put(&derived, slot_ptr[s], r))
+            goto out;
+    for (size_t i = 0; i < r->num_blocks; i++) {
+        if (!in_region[i])
+            continue;
+        LLVMBasicBlockRef nb = LLVMInsertBasicBlockInContext(r->ctx, loop->latch, "");
+        if (!map_put(&map, r->blocks[i], nb))
+            goto out;
+    }
+    LLVMPositionBuilderAtEnd(bld, loop->body);
+    LLVMBuildBr(bld, map_get(&map, r->blocks[r->region_start[reg]]));
+
+    for (size_t i = 0; i < r->num_blocks; i++) {
+        if (!in_region[i])
+            continue;
+        LLVMPositionBuilderAtEnd(bld, map_get(&map, r->blocks[i]));
+        for (LLVMValueRef in = LLVMGetFirstInstruction(r->blocks[i]); in;
+             in = LLVMGetNextInstruction(in)) {
+            LLVMValueRef f = called_function(in);
+            if (f && kiln_cc_is_barrier(f)) {
+                leave(r, bld, loop, barrier_of_block(r, (unsigned)i) + 1);
+                break;
+            }
+            if (LLVMGetInstructionOpcode(in) == LLVMRet) {
+                leave(r, bld, loop, done);
+                break;
+            }
+            if (f && f == hook_lid) {
+                LLVMValueRef dim = LLVMGetOperand(in, 0);
+                LLVMValueRef m = map_get(&map, dim);
+                if (!map_put(&map, in, local_id(bld, r->ctx, loop->lid, m ? m : dim)))
+                    goto out;
+                continue;
+            }
+            if (f && f == hook_ctx) {
+                LLVMValueRef c = LLVMGetParam(r->w, 1);
+                if (LLVMTypeOf(c) != LLVMTypeOf(in))
+                    c = LLVMBuildAddrSpaceCast(bld, c, LLVMTypeOf(in), "");
+                if (!map_put(&map, in, c))
+                    goto out;
+                continue;
+            }
+            if (f && (strncmp(LLVMGetValueName(f), "llvm.lifetime.", 14) == 0 ||
+                      strncmp(LLVMGetValueName(f), "llvm.dbg.", 9) == 0))
+                continue;
+            LLVMValueRef c = LLVMInstructionClone(in);
+            LLVMInsertIntoBuilder(bld, c);
+            int nops = LLVMGetNumOperands(c);
+            for (int j = 0; j < nops; j++) {
+                LLVMValueRef op = LLVMGetOperand(c, (unsigned)j);
+                if (!op)
+                    continue;
+                if (LLVMValueIsBasicBlock(op)) {
+                    LLVMBasicBlockRef to = map_get(&map, LLVMValueAsBasicBlock(op));
+                    if (to)
+                        LLVMSetOperand(c, (unsigned)j, LLVMBasicBlockAsValue(to));
+                    continue;
+                }
+                LLVMValueRef to = map_get(&map, op);
+                if (to)
+                    LLVMSetOperand(c, (unsigned)j, to);
+            }
+            if (!map_put(&map, in, c))
+                goto out;
+            /* Accesses of this work-item's own slots join the parallel access group. */
+            if (LLVMIsAGetElementPtrInst(c) || LLVMIsABitCastInst(c)) {
+                if (map_get(&derived, LLVMGetOperand(c, 0)) && !map_put(&derived, c, r))
+                    goto out;
+            } else if (LLVMIsALoadInst(c) || LLVMIsAStoreInst(c)) {
+                LLVMValueRef p = LLVMGetOperand(c, LLVMIsALoadInst(c) ? 0 : 1);
+                if (map_get(&derived, p) && !LLVMGetVolatile(c) &&
+                    LLVMGetOrdering(c) == LLVMAtomicOrderingNotAtomic)
+                    LLVMSetMetadata(c, ag_kind, tag);
+            }
+        }
+    }
+    status = KILN_CC_OK;
+out:
+    LLVMDisposeBuilder(bld);
+    map_clear(&map);
+    map_clear(&derived);
+    return status;
+}
+
+static LLVMValueRef ctx_load(LLVMBuilderRef bld, LLVMContextRef ctx, LLVMValueRef base,
+                             size_t offset, LLVMTypeRef type)
+{
+    LLVMValueRef off = LLVMConstInt(LLVMInt64TypeInContext(ctx), offset, 0);
+    LLVMValueRef p = LLVMBuildInBoundsGEP2(bld, LLVMInt8TypeInContext(ctx), base, &off, 1, "");
+    LLVMValueRef v = LLVMBuildLoad2(bld, type, p, "");
+    LLVMSetAlignment(v, 8);
+    return v;
+}
+
+/* Builds the loop nests, the dispatcher and the clones, then drops the template. */
+static enum kiln_cc_status rebuild(struct regions *r, struct kiln_cc_kernel *info)
+{
+    LLVMContextRef ctx = r->ctx;
+    LLVMTypeRef i64 = LLVMInt64TypeInContext(ctx), i32 = LLVMInt32TypeInContext(ctx);
+    LLVMTypeRef i8 = LLVMInt8TypeInContext(ctx), ptr = LLVMPointerTypeInContext(ctx, 0);
+    unsigned nr = r->num_barriers + 1, done = nr;
+    size_t n = r->num_blocks;
+    struct region_loop *loops = calloc(nr, sizeof(*loops));
+    unsigned char *in_region = calloc(n + 1, 1);
+    LLVMValueRef *bases = calloc(r->num_slots + 1, sizeof(*bases));
+    LLVMValueRef *slot_ptr = calloc(r->num_slots + 1, sizeof(*slot_ptr));
+    unsigned *exit_to = calloc(nr, sizeof(*exit_to));
+    LLVMBuilderRef bld = LLVMCreateBuilderInContext(ctx);
+    enum kiln_cc_status status = KILN_CC_OUT_OF_MEMORY;
+
+    if (!loops || !in_region || !bases || !slot_ptr || !exit_to)
+        goto out;
+    LLVMValueRef wctx = LLVMGetParam(r->w, 1);
+
+    /* The prologue, once per group: sizes, scratch bases. */
+    LLVMInstructionEraseFromParent(LLVMGetBasicBlockTerminator(r->entry));
+    LLVMPositionBuilderAtEnd(bld, r->entry);
+    LLVMValueRef size[3];
+    for (int d = 0; d < 3; d++)
+        size[d] =
+            ctx_load(bld, ctx, wctx, offsetof(struct kiln_wg_ctx, local_size) + 8 * (size_t)d, i64);
+    LLVMValueRef items = LLVMBuildMul(bld, LLVMBuildMul(bld, size[0], size[1], ""), size[2], "");
+    LLVMValueRef scratch = ctx_load(bld, ctx, wctx, offsetof(struct kiln_wg_ctx, scratch), ptr);
+    for (size_t s = 0; s < r->num_slots; s++) {
+        LLVMValueRef off = LLVMBuildMul(bld, items, LLVMConstInt(i64, r->slot_offset[s], 0), "");
+        bases[s] = LLVMBuildInBoundsGEP2(bld, i8, scratch, &off, 1, "slots");
+    }
+    /* After the slots, an i32 per work-item: the region it goes to next. */
+    size_t next_offset = (r->per_item + 3) / 4 * 4;
+    LLVMValueRef next_off = LLVMBuildMul(bld, items, LLVMConstInt(i64, next_offset, 0), "");
+    LLVMValueRef next_base = LLVMBuildInBoundsGEP2(bld, i8, scratch, &next_off, 1, "next");
+    LLVMBasicBlockRef exit = LLVMAppendBasicBlockInContext(ctx, r->w, "exit");
+    LLVMBasicBlockRef dispatch = LLVMAppendBasicBlockInContext(ctx, r->w, "dispatch");
+
+    for (unsigned g = 0; g < nr; g++) {
+        if (!reach(r, r->region_start[g], false, true, in_region))
+            goto out;
+        /* Where this region can go: one target, or several. */
+        unsigned target = UINT32_MAX;
+        bool dynamic = false;
+        for (size_t i = 0; i < n; i++) {
+            if (!in_region[i])
+                continue;
+            unsigned t;
+            if (is_barrier_block(r, (unsigned)i))
+                t = barrier_of_block(r, (unsigned)i) + 1;
+            else if (LLVMGetInstructionOpcode(LLVMGetBasicBlockTerminator(r->blocks[i])) == LLVMRet)
+                t = done;
+            else
+                continue;
+            if (target != UINT32_MAX && target != t)
+                dynamic = true;
+            target = t;
+        }
+        struct region_loop *lp = &loops[g];
+        lp->dynamic = dynamic;
+        exit_to[g] = dynamic ? UINT32_MAX : (target == UINT32_MAX ? done : target);
+
+        /* z/y/x nest over this group's local size. */
+        static const char *const hdr_names[3] = {"x.loop", "y.loop", "z.loop"};
+        static const char *const latch_names[3] = {"x.latch", "y.latch", "z.latch"};
+        LLVMBasicBlockRef hdr[3], latch[3];
+        lp->pre = LLVMInsertBasicBlockInContext(ctx, dispatch, "region");
+        for (int d = 2; d >= 0; d--)
+            hdr[d] = LLVMInsertBasicBlockInContext(ctx, dispatch, hdr_names[d]);
+        for (int d = 0; d < 3; d++)
+            latch[d] = LLVMInsertBasicBlockInContext(ctx, dispatch, latch_names[d]);
+        LLVMBasicBlockRef after = LLVMInsertBasicBlockInContext(ctx, dispatch, "region.end");
+        lp->body = hdr[0];
+        lp->latch = latch[0];
+        LLVMPositionBuilderAtEnd(bld, lp->pre);
+        LLVMBuildBr(bld, hdr[2]);
+        LLVMBasicBlockRef from = lp->pre;
+        for (int d = 2; d >= 0; d--) {
+            LLVMPositionBuilderAtEnd(bld, hdr[d]);
+            lp->lid[d] = LLVMBuildPhi(bld, i64, hdr_names[d]);
+            LLVMValueRef zero = LLVMConstInt(i64, 0, 0);
+            LLVMAddIncoming(lp->lid[d], &zero, &from, 1);
+            if (d > 0)
+                LLVMBuildBr(bld, hdr[d - 1]);
+            from = hdr[d];
+        }
+        /* In x.loop: this work-item's slots. */
+        LLVMValueRef wi = LLVMBuildAdd(
+            bld,
+            LLVMBuildMul(
+                bld, LLVMBuildAdd(bld, LLVMBuildMul(bld, lp->lid[2], size[1], ""), lp->lid[1], ""),
+                size[0], ""),
+            lp->lid[0], "wi");
+        for (size_t s = 0; s < r->num_slots; s++) {
+            LLVMValueRef off = LLVMBuildMul(bld, wi, LLVMConstInt(i64, r->slot_size[s], 0), "");
+            slot_ptr[s] = LLVMBuildInBoundsGEP2(bld, i8, bases[s], &off, 1, "slot");
+        }
+        if (dynamic)
+            lp->next_slot = LLVMBuildInBoundsGEP2(bld, i32, next_base, &wi, 1, "next.slot");
+        for (int d = 0; d < 3; d++) {
+            LLVMPositionBuilderAtEnd(bld, latch[d]);
+            LLVMValueRef step = LLVMBuildNUWAdd(bld, lp->lid[d], LLVMConstInt(i64, 1, 0), "");
+            LLVMValueRef more = LLVMBuildICmp(bld, LLVMIntULT, step, size[d], "");
+            LLVMValueRef br = LLVMBuildCondBr(bld, more, hdr[d], d == 2 ? after : latch[d + 1]);
+            LLVMAddIncoming(lp->lid[d], &step, &latch[d], 1);
+            if (d == 0)
+                LLVMSetMetadata(br, LLVMGetMDKindIDInContext(ctx, "llvm.loop", 9),
+                                LLVMMetadataAsValue(ctx, kiln_cc_parallel_loop_id(ctx, r->group)));
+        }
+        status = clone_region(r, g, in_region, lp, slot_ptr);
+        if (status != KILN_CC_OK)
+            goto out;
+        status = KILN_CC_OUT_OF_MEMORY;
+        loops[g].pre = lp->pre;
+        /* region.end's branch is added below, once every region's entry exists. */
+        loops[g].body = after;
+    }
+
+    /* Prologue -> region 0 (or nothing for an empty group); region ends; dispatcher. */
+    LLVMPositionBuilderAtEnd(bld, r->entry);
+    LLVMValueRef empty = LLVMBuildICmp(bld, LLVMIntEQ, items, LLVMConstInt(i64, 0, 0), "");
+    LLVMBuildCondBr(bld, empty, exit, loops[0].pre);
+    for (unsigned g = 0; g < nr; g++) {
+        LLVMPositionBuilderAtEnd(bld, loops[g].body);
+        if (exit_to[g] == UINT32_MAX)
+            LLVMBuildBr(bld, dispatch);
+        else
+            LLVMBuildBr(bld, exit_to[g] == done ? exit : loops[exit_to[g]].pre);
+    }
+    LLVMPositionBuilderAtEnd(bld, dispatch);
+    /* Every work-item named the same region: read work-item 0's. */
+    LLVMValueRef next = LLVMBuildLoad2(bld, i32, next_base, "next");
+    LLVMSetAlignment(next, 4);
+    LLVMValueRef sw = LLVMBuildSwitch(bld, next, exit, nr);
+    for (unsigned g = 1; g < nr; g++)
+        LLVMAddCase(sw, LLVMConstInt(i32, g, 0), loops[g].pre);
+    LLVMPositionBuilderAtEnd(bld, exit);
+    LLVMBuildRetVoid(bld);
+
+    /* Drop the template; nothing outside it may still use its values. */
+    for (size_t i = 0; i < n; i++)
+        for (LLVMValueRef in = LLVMGetFirstInstruction(r->blocks[i]); in;
+             in = LLVMGetNextInstruction(in))
+            for (LLVMUseRef u = LLVMGetFirstUse(in); u; u = LLVMGetNextUse(u)) {
+                LLVMValueRef user = LLVMGetUser(u);
+                if (!LLVMIsAInstruction(user) || !is_template(r, LLVMGetInstructionParent(user))) {
+                    status = refuse(r, "a value crosses blocks outside memory (internal error)");
+                    goto out;
+                }
+            }
+    for (size_t i = 0; i < n; i++)
+        for (LLVMValueRef in = LLVMGetFirstInstruction(r->blocks[i]); in;
+             in = LLVMGetNextInstruction(in))
+            if (LLVMGetTypeKind(LLVMTypeOf(in)) != LLVMVoidTypeKind)
+                LLVMReplaceAllUsesWith(in, LLVMGetPoison(LLVMTypeOf(in)));
+    for (size_t i = 0; i < n; i++) {
+        LLVMValueRef in = LLVMGetFirstInstruction(r->blocks[i]);
+        while (in) {
+            LLVMValueRef next_in = LLVMGetNextInstruction(in);
+            LLVMInstructionEraseFromParent(in);
+            in = next_in;
+        }
+    }
+    for (size_t i = 0; i < n; i++)
+        LLVMDeleteBasicBlock(r->blocks[i]);
+    for (size_t s = 0; s < r->num_slots; s++) {
+        /* Lifetime markers in the prologue are all that can be left. */
+        LLVMUseRef u;
+        while ((u = LLVMGetFirstUse(r->slots[s])))
+            LLVMInstructionEraseFromParent(LLVMGetUser(u));
+        LLVMInstructionEraseFromParent(r->slots[s]);
+    }
+    info->scratch_fixed = 0;
+    info->scratch_per_item = next_offset + 4;
+    if (r->per_item > info->private_mem)
+        info->private_mem = r->per_item;
+    status = KILN_CC_OK;
+out:
+    LLVMDisposeBuilder(bld);
+    free(loops);
+    free(in_region);
+    free(bases);
+    free(slot_ptr);
+    free(exit_to);
+    return status;
+}
+
+static enum kiln_cc_status transform(struct kiln_cc_build *b, unsigned k, LLVMMetadataRef group)
+{
+    struct regions r = {0};
+    r.b = b;
+    r.ctx = b->ctx;
+    r.w = b->wrappers[k];
+    r.kernel = b->prog->kernels[k].name;
+    r.group = group;
+    enum kiln_cc_status status = build_graph(&r);
+    if (status == KILN_CC_OK)
+        status = choose_slots(&r);
+    if (status == KILN_CC_OK)
+        status = rebuild(&r, &b->prog->kernels[k]);
+    regions_free(&r);
+    return status;
+}
+
+/* Runs `passes` on the flat wrappers only: the others are optnone meanwhile. */
+static enum kiln_cc_status run_on_flat(struct kiln_cc_build *b, const bool *flat,
+                                       const char *passes)
+{
+    unsigned optnone = LLVMGetEnumAttributeKindForName("optnone", 7);
+    unsigned noinline = LLVMGetEnumAttributeKindForName("noinline", 8);
+    for (LLVMValueRef fn = LLVMGetFirstFunction(b->mod); fn; fn = LLVMGetNextFunction(fn)) {
+        if (LLVMIsDeclaration(fn))
+            continue;
+        bool keep = false;
+        for (unsigned k = 0; k < b->prog->num_kernels; k++)
+            keep |= flat[k] && b->wrappers[k] == fn;
+        if (keep)
+            continue;
+        LLVMAddAttributeAtIndex(fn, LLVMAttributeFunctionIndex,
+                                LLVMCreateEnumAttribute(b->ctx, optnone, 0));
+        LLVMAddAttributeAtIndex(fn, LLVMAttributeFunctionIndex,
+                                LLVMCreateEnumAttribute(b->ctx, noinline, 0));
+    }
+    enum kiln_cc_status status = run_passes(b, passes);
+    for (LLVMValueRef fn = LLVMGetFirstFunction(b->mod); fn; fn = LLVMGetNextFunction(fn)) {
+        if (!LLVMGetEnumAttributeAtIndex(fn, LLVMAttributeFunctionIndex, optnone))
+            continue;
+        LLVMRemoveEnumAttributeAtIndex(fn, LLVMAttributeFunctionIndex, optnone);
+        LLVMRemoveEnumAttributeAtIndex(fn, LLVMAttributeFunctionIndex, noinline);
+    }
+    return status;
+}
+
+enum kiln_cc_status kiln_cc_regions_build(struct kiln_cc_build *b, const bool *flat,
+                                          LLVMMetadataRef const *groups)
+{
+    /* Cloned debug locations would point into functions that no longer exist. */
+    LLVMStripModuleDebugInfo(b->mod);
+    /*
+     * Clang's locals are allocas until promoted: promote first, so that only
+     * values really crossing a block boundary come back as allocas.
+     */
+    enum kiln_cc_status status = run_on_flat(b, flat, "function(sroa<preserve-cfg>,reg2mem)");
+    for (unsigned k = 0; k < b->prog->num_kernels && status == KILN_CC_OK; k++)
+        if (flat[k])
+            split_at_barriers(b->ctx, b->wrappers[k]);
+    if (status == KILN_CC_OK)
+        status = run_on_flat(b, flat, "function(reg2mem)");
+    for (unsigned k = 0; k < b->prog->num_kernels && status == KILN_CC_OK; k++)
+        if (flat[k])
+            status = transform(b, k, groups[k]);
+    return status;
+}
