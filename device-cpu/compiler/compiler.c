@@ -60,6 +60,10 @@ const struct kiln_cc_host *kiln_cc_init(void)
 static void diagnostic_to_log(LLVMDiagnosticInfoRef info, void *ctx)
 {
     struct kiln_cc_log *log = ctx;
+    /* Remarks (code generation's instruction counts, say) are not the user's business:
+     * a clean build has an empty log. */
+    if (LLVMGetDiagInfoSeverity(info) == LLVMDSRemark)
+        return;
     char *text = LLVMGetDiagInfoDescription(info);
     const char *what = "note";
     switch (LLVMGetDiagInfoSeverity(info)) {

@@ -487,6 +487,30 @@ static int expect_failure(const char *src, const char *options, enum kiln_cc_sta
     return 0;
 }
 
+/* A kernel that compiles cleanly leaves an empty build log, with and without barriers. */
+static int test_clean_log(void)
+{
+    static const char *const srcs[] = {
+        "kernel void k(global int *p) { p[get_global_id(0)] = 1; }\n",
+        "kernel void k(global int *p, local int *t) {\n"
+        "    t[get_local_id(0)] = p[get_global_id(0)];\n"
+        "    barrier(CLK_LOCAL_MEM_FENCE);\n"
+        "    p[get_global_id(0)] = t[0];\n"
+        "}\n",
+    };
+    for (size_t i = 0; i < sizeof(srcs) / sizeof(srcs[0]); i++) {
+        struct kiln_cc_program *p = NULL;
+        char *log = NULL;
+        enum kiln_cc_status status = cc->build(srcs[i], "-cl-std=CL3.0", &p, &log);
+        if (log && *log)
+            fprintf(stderr, "build log of a clean kernel: %s\n", log);
+        CHECK(status == KILN_CC_OK && log && *log == '\0');
+        free(log);
+        cc->destroy(p);
+    }
+    return 0;
+}
+
 static int test_syntax_error(void)
 {
     static const char src[] = "kernel void k(global int *p)\n"
@@ -762,6 +786,7 @@ static const struct test tests[] = {
     {"work_dims", test_work_dims},
     {"math", test_math},
     {"syntax_error", test_syntax_error},
+    {"clean_log", test_clean_log},
     {"barrier_strategy", test_barrier_strategy},
     {"barrier_fibers", test_barrier_fibers},
     {"unsupported_refused", test_unsupported_refused},
