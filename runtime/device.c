@@ -49,7 +49,8 @@ cl_int kiln_rt_device_sched(cl_device_id d, struct kiln_sched **out)
     if (!d->sched) {
         struct kiln_sched_config cfg = {
             .num_threads = -1,
-            .local_mem_size = (size_t)d->local_mem_size,
+            /* The collectives' area follows what the device reports (kiln_abi.h). */
+            .local_mem_size = (size_t)d->local_mem_size + KILN_GROUP_SHARED_SIZE,
             .name = "kiln-wg",
         };
         int rc = kiln_sched_create(&cfg, &d->sched);
