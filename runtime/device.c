@@ -33,6 +33,7 @@ static const cl_name_version c_versions[] = {
 
 static const cl_name_version c_features[] = {
     {CL_MAKE_VERSION(3, 0, 0), "__opencl_c_int64"},
+    {CL_MAKE_VERSION(3, 0, 0), "__opencl_c_work_group_collective_functions"},
 };
 
 cl_int kiln_rt_check_device(cl_device_id d)
