@@ -3,7 +3,8 @@
  * work_group_reduce_<op>, work_group_scan_inclusive_<op> and
  * work_group_scan_exclusive_<op> (op add, min, max) for int, uint, long, float and
  * double, at local sizes 1, 7, 64, 256 and 4096 with a partial last group, each
- * called several times in a loop; broadcast also with 2D and 3D local ids. Every
+ * called several times in a loop; broadcast also with 2D and 3D local ids; a
+ * kernel using all 64 KiB of __local memory finds it unchanged after them. Every
  * result is checked against the host. Floating-point inputs are small integers,
  * so every order of addition gives the same sum. The device must report the
  * __opencl_c_work_group_collective_functions feature, and kernels must build at
@@ -21,37 +22,50 @@
 #define REPS 3
 
 /* One kernel per type: every collective, REPS times, into out[(gid * REPS + r) * NOPS + op]. */
-static const char *src = "#define COLL(T) \\\n"
-                         "kernel void coll_##T(global const T *in, global T *out) { \\\n"
-                         "  size_t g = get_global_id(0), n = get_local_size(0); \\\n"
-                         "  global T *o = out + g * 3 * 12; \\\n"
-                         "  for (int r = 0; r < 3; r++, o += 12) { \\\n"
-                         "    T x = in[g] + (T)r; \\\n"
-                         "    o[0] = work_group_reduce_add(x); \\\n"
-                         "    o[1] = work_group_reduce_min(x); \\\n"
-                         "    o[2] = work_group_reduce_max(x); \\\n"
-                         "    o[3] = work_group_scan_inclusive_add(x); \\\n"
-                         "    o[4] = work_group_scan_inclusive_min(x); \\\n"
-                         "    o[5] = work_group_scan_inclusive_max(x); \\\n"
-                         "    o[6] = work_group_scan_exclusive_add(x); \\\n"
-                         "    o[7] = work_group_scan_exclusive_min(x); \\\n"
-                         "    o[8] = work_group_scan_exclusive_max(x); \\\n"
-                         "    o[9] = work_group_broadcast(x, (size_t)(r * 5 + 2) % n); \\\n"
-                         "    o[10] = (T)work_group_all(x > (T)(r * 10 + 2)); \\\n"
-                         "    o[11] = (T)work_group_any(x == (T)(r + 30)); \\\n"
-                         "  } \\\n"
-                         "}\n"
-                         "COLL(int)\nCOLL(uint)\nCOLL(long)\nCOLL(float)\n"
-                         "#ifdef cl_khr_fp64\nCOLL(double)\n#endif\n"
-                         /* Broadcast from a 2D and a 3D local id, one value per group. */
-                         "kernel void bcast2(global const int *in, global float *out) {\n"
-                         "  size_t g = get_global_linear_id();\n"
-                         "  out[g] = work_group_broadcast((float)in[g], 1, 2);\n"
-                         "}\n"
-                         "kernel void bcast3(global const int *in, global long *out) {\n"
-                         "  size_t g = get_global_linear_id();\n"
-                         "  out[g] = work_group_broadcast((long)in[g], 1, 2, 3);\n"
-                         "}\n";
+static const char *src =
+    "#define COLL(T) \\\n"
+    "kernel void coll_##T(global const T *in, global T *out) { \\\n"
+    "  size_t g = get_global_id(0), n = get_local_size(0); \\\n"
+    "  global T *o = out + g * 3 * 12; \\\n"
+    "  for (int r = 0; r < 3; r++, o += 12) { \\\n"
+    "    T x = in[g] + (T)r; \\\n"
+    "    o[0] = work_group_reduce_add(x); \\\n"
+    "    o[1] = work_group_reduce_min(x); \\\n"
+    "    o[2] = work_group_reduce_max(x); \\\n"
+    "    o[3] = work_group_scan_inclusive_add(x); \\\n"
+    "    o[4] = work_group_scan_inclusive_min(x); \\\n"
+    "    o[5] = work_group_scan_inclusive_max(x); \\\n"
+    "    o[6] = work_group_scan_exclusive_add(x); \\\n"
+    "    o[7] = work_group_scan_exclusive_min(x); \\\n"
+    "    o[8] = work_group_scan_exclusive_max(x); \\\n"
+    "    o[9] = work_group_broadcast(x, (size_t)(r * 5 + 2) % n); \\\n"
+    "    o[10] = (T)work_group_all(x > (T)(r * 10 + 2)); \\\n"
+    "    o[11] = (T)work_group_any(x == (T)(r + 30)); \\\n"
+    "  } \\\n"
+    "}\n"
+    "COLL(int)\nCOLL(uint)\nCOLL(long)\nCOLL(float)\n"
+    "#ifdef cl_khr_fp64\nCOLL(double)\n#endif\n"
+    /* Broadcast from a 2D and a 3D local id, one value per group. */
+    "kernel void bcast2(global const int *in, global float *out) {\n"
+    "  size_t g = get_global_linear_id();\n"
+    "  out[g] = work_group_broadcast((float)in[g], 1, 2);\n"
+    "}\n"
+    /* The user's whole 64 KiB of __local memory survives collectives in a loop. */
+    "kernel void keep(global int *out, local int *big, uint words) {\n"
+    "  size_t l = get_local_id(0), n = get_local_size(0);\n"
+    "  for (size_t i = l; i < words; i += n) big[i] = (int)(i * 3 + 1);\n"
+    "  int sum = 0;\n"
+    "  for (int r = 0; r < 4; r++) sum += work_group_scan_inclusive_add((int)l + r);\n"
+    "  barrier(CLK_LOCAL_MEM_FENCE);\n"
+    "  int bad = 0;\n"
+    "  for (size_t i = l; i < words; i += n) bad += big[i] != (int)(i * 3 + 1);\n"
+    "  out[get_global_id(0) * 2] = bad;\n"
+    "  out[get_global_id(0) * 2 + 1] = sum;\n"
+    "}\n"
+    "kernel void bcast3(global const int *in, global long *out) {\n"
+    "  size_t g = get_global_linear_id();\n"
+    "  out[g] = work_group_broadcast((long)in[g], 1, 2, 3);\n"
+    "}\n";
 
 enum kind { K_INT, K_UINT, K_LONG, K_FLOAT, K_DOUBLE };
 
@@ -266,6 +280,45 @@ static void broadcast_nd(struct kt_env *env, cl_program p, cl_uint dims, const s
     free(out);
 }
 
+/* Collectives leave every byte of the user's __local memory alone. */
+static void keep_local(struct kt_env *env, cl_program p, size_t local)
+{
+    cl_int err;
+    cl_ulong lmem = 0;
+    KT_EXPECT(clGetDeviceInfo(env->device, CL_DEVICE_LOCAL_MEM_SIZE, sizeof(lmem), &lmem, NULL),
+              CL_SUCCESS);
+    cl_kernel kern = clCreateKernel(p, "keep", &err);
+    KT_REQUIRE(err == CL_SUCCESS, "clCreateKernel keep: %d", err);
+    size_t global = local * 2;
+    cl_uint words = (cl_uint)(lmem / sizeof(cl_int));
+    cl_int *out = malloc(global * 2 * sizeof(cl_int));
+    KT_REQUIRE(out, "out of memory");
+    cl_mem b =
+        clCreateBuffer(env->context, CL_MEM_WRITE_ONLY, global * 2 * sizeof(cl_int), NULL, &err);
+    KT_REQUIRE(err == CL_SUCCESS, "clCreateBuffer: %d", err);
+    KT_EXPECT(clSetKernelArg(kern, 0, sizeof(cl_mem), &b), CL_SUCCESS);
+    KT_EXPECT(clSetKernelArg(kern, 1, (size_t)lmem, NULL), CL_SUCCESS);
+    KT_EXPECT(clSetKernelArg(kern, 2, sizeof(words), &words), CL_SUCCESS);
+    KT_EXPECT(clEnqueueNDRangeKernel(env->queue, kern, 1, NULL, &global, &local, 0, NULL, NULL),
+              CL_SUCCESS);
+    KT_EXPECT(clEnqueueReadBuffer(env->queue, b, CL_TRUE, 0, global * 2 * sizeof(cl_int), out, 0,
+                                  NULL, NULL),
+              CL_SUCCESS);
+    size_t bad = 0;
+    for (size_t i = 0; i < global; i++) {
+        long l = (long)(i % local), want = 0;
+        for (long r = 0; r < 4; r++)
+            want += (l + 1) * r + l * (l + 1) / 2;
+        if ((out[2 * i] != 0 || out[2 * i + 1] != want) && bad++ < 3)
+            KT_CHECK(0, "keep local %zu: item %zu: %d __local words changed, sum %d, want %ld",
+                     local, i, out[2 * i], out[2 * i + 1], want);
+    }
+    KT_CHECK(bad == 0, "keep local %zu: %zu wrong", local, bad);
+    clReleaseMemObject(b);
+    clReleaseKernel(kern);
+    free(out);
+}
+
 int main(void)
 {
     struct kt_env env;
@@ -300,6 +353,8 @@ int main(void)
         broadcast_nd(&env, p, 2, g2, l2);
         size_t g3[3] = {4, 6, 8}, l3[3] = {2, 3, 4};
         broadcast_nd(&env, p, 3, g3, l3);
+        keep_local(&env, p, 64);
+        keep_local(&env, p, 4096);
         clReleaseProgram(p);
     }
     kt_teardown(&env);
