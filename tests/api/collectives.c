@@ -1,9 +1,10 @@
 /*
  * Work-group collectives: work_group_all, work_group_any, work_group_broadcast,
  * work_group_reduce_<op>, work_group_scan_inclusive_<op> and
- * work_group_scan_exclusive_<op> (op add, min, max) for int, uint, long, float and
- * double, at local sizes 1, 7, 64, 256 and 4096 with a partial last group, each
- * called several times in a loop; broadcast also with 2D and 3D local ids; a
+ * work_group_scan_exclusive_<op> (op add, min, max) for int, uint, long, ulong,
+ * float and double, at local sizes 1, 7, 64, 256 and 4096 with a partial last
+ * group, each called several times in a loop; broadcast also with 2D and 3D
+ * local ids; a
  * kernel using all 64 KiB of __local memory finds it unchanged after them. Every
  * result is checked against the host. Floating-point inputs are small integers,
  * so every order of addition gives the same sum. The device must report the
@@ -43,7 +44,7 @@ static const char *src =
     "    o[11] = (T)work_group_any(x == (T)(r + 30)); \\\n"
     "  } \\\n"
     "}\n"
-    "COLL(int)\nCOLL(uint)\nCOLL(long)\nCOLL(float)\n"
+    "COLL(int)\nCOLL(uint)\nCOLL(long)\nCOLL(ulong)\nCOLL(float)\n"
     "#ifdef cl_khr_fp64\nCOLL(double)\n#endif\n"
     /* Broadcast from a 2D and a 3D local id, one value per group. */
     "kernel void bcast2(global const int *in, global float *out) {\n"
@@ -67,13 +68,13 @@ static const char *src =
     "  out[g] = work_group_broadcast((long)in[g], 1, 2, 3);\n"
     "}\n";
 
-enum kind { K_INT, K_UINT, K_LONG, K_FLOAT, K_DOUBLE };
+enum kind { K_INT, K_UINT, K_LONG, K_ULONG, K_FLOAT, K_DOUBLE };
 
 static const struct {
     const char *kernel;
     size_t size;
-} kinds[] = {
-    {"coll_int", 4}, {"coll_uint", 4}, {"coll_long", 8}, {"coll_float", 4}, {"coll_double", 8}};
+} kinds[] = {{"coll_int", 4},   {"coll_uint", 4},  {"coll_long", 8},
+             {"coll_ulong", 8}, {"coll_float", 4}, {"coll_double", 8}};
 
 static long double get(const void *p, size_t i, enum kind k)
 {
@@ -84,6 +85,8 @@ static long double get(const void *p, size_t i, enum kind k)
         return ((const cl_uint *)p)[i];
     case K_LONG:
         return ((const cl_long *)p)[i];
+    case K_ULONG:
+        return ((const cl_ulong *)p)[i];
     case K_FLOAT:
         return ((const cl_float *)p)[i];
     default:
@@ -103,6 +106,9 @@ static void put(void *p, size_t i, enum kind k, long v)
     case K_LONG:
         ((cl_long *)p)[i] = v;
         break;
+    case K_ULONG:
+        ((cl_ulong *)p)[i] = (cl_ulong)v;
+        break;
     case K_FLOAT:
         ((cl_float *)p)[i] = (cl_float)v;
         break;
@@ -115,6 +121,8 @@ static void put(void *p, size_t i, enum kind k, long v)
 static long double min_identity(enum kind k)
 {
     /* Each branch converted on its own: a float branch would round LLONG_MAX. */
+    if (k == K_ULONG)
+        return (long double)ULLONG_MAX;
     if (k == K_INT || k == K_UINT || k == K_LONG)
         return k == K_INT    ? (long double)INT_MAX
                : k == K_UINT ? (long double)UINT_MAX
@@ -124,8 +132,10 @@ static long double min_identity(enum kind k)
 
 static long double max_identity(enum kind k)
 {
-    if (k == K_INT || k == K_UINT || k == K_LONG)
-        return k == K_INT ? (long double)INT_MIN : k == K_UINT ? 0.0L : (long double)LLONG_MIN;
+    if (k == K_UINT || k == K_ULONG)
+        return 0.0L;
+    if (k == K_INT || k == K_LONG)
+        return k == K_INT ? (long double)INT_MIN : (long double)LLONG_MIN;
     return -(long double)INFINITY;
 }
 
@@ -141,7 +151,7 @@ static void collectives(struct kt_env *env, cl_program p, enum kind k, size_t gl
     for (size_t i = 0; i < global; i++) {
         /* Small values, negative ones for the signed types; 30 + r appears now and then. */
         v[i] = (long)((i * 37 + 11) % 97);
-        if (k != K_UINT)
+        if (k != K_UINT && k != K_ULONG)
             v[i] -= 48;
         put(in, i, k, v[i]);
     }
