@@ -117,6 +117,7 @@ static void run_groups(struct kiln_sched_job *job, size_t first, size_t count,
     const struct kiln_rt_ndrange *nd = &cmd->u.nd;
     struct kiln_wg_ctx ctx = nd->base;
     ctx.local_mem = w->local_mem;
+    ctx.group_shared = (unsigned char *)w->local_mem + w->local_mem_size - KILN_GROUP_SHARED_SIZE;
     if (nd->scratch)
         ctx.scratch = nd->scratch + (size_t)w->index * ctx.scratch_size;
     const size_t gx = nd->groups[0], gy = nd->groups[1];

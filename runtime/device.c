@@ -33,6 +33,7 @@ static const cl_name_version c_versions[] = {
 
 static const cl_name_version c_features[] = {
     {CL_MAKE_VERSION(3, 0, 0), "__opencl_c_int64"},
+    {CL_MAKE_VERSION(3, 0, 0), "__opencl_c_work_group_collective_functions"},
 };
 
 cl_int kiln_rt_check_device(cl_device_id d)
@@ -49,7 +50,8 @@ cl_int kiln_rt_device_sched(cl_device_id d, struct kiln_sched **out)
     if (!d->sched) {
         struct kiln_sched_config cfg = {
             .num_threads = -1,
-            .local_mem_size = (size_t)d->local_mem_size,
+            /* The collectives' area follows what the device reports (kiln_abi.h). */
+            .local_mem_size = (size_t)d->local_mem_size + KILN_GROUP_SHARED_SIZE,
             .name = "kiln-wg",
         };
         int rc = kiln_sched_create(&cfg, &d->sched);

@@ -5,7 +5,8 @@
  * It runs after the work-group stage, when each wrapper holds all the code its
  * kernel can reach (globaldce has dropped the rest), so only what a kernel really
  * uses is refused, and the log can name that kernel. Refused:
- *  - calls to work-group and sub-group functions other than the barriers: the
+ *  - calls to work-group and sub-group functions other than the barriers and
+ *    what the kernel library defines (work-group copies and collectives): the
  *    work-group loop runs work-items one after another, which is correct only
  *    without them (barrier and work_group_barrier never get here: wg_regions.c
  *    or wg_fibers.c consumed them, or the work-group stage failed the build);

@@ -24,6 +24,12 @@
  * what the kernel asked for (scratch_fixed + scratch_per_item * work-items in the
  * group), KILN_SCRATCH_ALIGN aligned, for what a work-group function keeps per
  * work-item across barriers; NULL when the kernel asked for none.
+ *
+ * ctx->group_shared points at KILN_GROUP_SHARED_SIZE bytes of this worker that no
+ * user __local object overlaps (they lie past the device's CL_DEVICE_LOCAL_MEM_SIZE
+ * bytes of the arena): the kernel library's work-group collectives exchange values
+ * there. It holds one 8-byte slot per work-item of the largest group
+ * (KILN_GROUP_SHARED_SLOTS) and a result area after them.
  */
 #ifndef KILN_KERNEL_LIB_KILN_ABI_H
 #define KILN_KERNEL_LIB_KILN_ABI_H
@@ -44,6 +50,9 @@ typedef uint32_t kiln_abi_u32;
 #define KILN_LOCAL_ALIGN 128
 /* Alignment of the per-worker scratch area. */
 #define KILN_SCRATCH_ALIGN 128
+/* The collectives' area: one 8-byte slot per work-item, then a 128-byte result area. */
+#define KILN_GROUP_SHARED_SLOTS 4096
+#define KILN_GROUP_SHARED_SIZE  (KILN_GROUP_SHARED_SLOTS * 8 + 128)
 
 struct kiln_wg_ctx {
     kiln_abi_size global_offset[3];
@@ -57,6 +66,7 @@ struct kiln_wg_ctx {
     kiln_abi_u32 reserved;
     kiln_abi_ptr scratch;       /* this worker's scratch area, or NULL */
     kiln_abi_size scratch_size; /* its size in bytes */
+    kiln_abi_ptr group_shared;  /* this worker's collectives area, KILN_LOCAL_ALIGN aligned */
 };
 
 #endif
