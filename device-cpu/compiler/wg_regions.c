@@ -275,6 +275,13 @@ struct regions {
     size_t *slot_size, *slot_offset;
     size_t num_slots;
     size_t per_item;
+    /*
+     * Alias scopes: slot s's own scope list ({scope s}, NULL for a slot whose
+     * address goes anywhere but into loads, stores and address arithmetic) and
+     * the scopes its accesses cannot touch; noalias_all lists every scope.
+     */
+    LLVMMetadataRef *scope_list, *noalias_but;
+    LLVMMetadataRef noalias_all;
 };
 
 static unsigned block_index(const struct regions *r, LLVMBasicBlockRef bb)
@@ -303,6 +310,8 @@ static void regions_free(struct regions *r)
     free(r->slots);
     free(r->slot_size);
     free(r->slot_offset);
+    free(r->scope_list);
+    free(r->noalias_but);
     map_clear(&r->index);
 }
 
@@ -593,6 +602,137 @@ out:
     return status;
 }
 
+/*
+ * Whether every use of `ptr` (an alloca or an address computed from it) is a
+ * load from it, a store to it, address arithmetic followed the same way, or a
+ * lifetime marker: then the region clones reach its memory only through
+ * pointers they can trace back to its slot.
+ */
+static bool only_addressed(LLVMValueRef ptr, unsigned depth)
+{
+    if (depth > 64)
+        return false;
+    for (LLVMUseRef use = LLVMGetFirstUse(ptr); use; use = LLVMGetNextUse(use)) {
+        LLVMValueRef user = LLVMGetUser(use);
+        if (LLVMIsALoadInst(user))
+            continue;
+        if (LLVMIsAStoreInst(user)) {
+            if (LLVMGetOperand(user, 0) == ptr)
+                return false;
+            continue;
+        }
+        if (LLVMIsAGetElementPtrInst(user) || LLVMIsABitCastInst(user)) {
+            if (LLVMGetOperand(user, 0) != ptr || !only_addressed(user, depth + 1))
+                return false;
+            continue;
+        }
+        LLVMValueRef f = LLVMIsACallInst(user) ? called_function(user) : NULL;
+        if (f && strncmp(LLVMGetValueName(f), "llvm.lifetime.", 14) == 0)
+            continue;
+        return false;
+    }
+    return true;
+}
+
+static LLVMMetadataRef distinct_node(LLVMContextRef ctx, LLVMMetadataRef domain)
+{
+    LLVMMetadataRef self = LLVMTemporaryMDNode(ctx, NULL, 0);
+    LLVMMetadataRef ops[2] = {self, domain};
+    LLVMMetadataRef node = LLVMMDNodeInContext2(ctx, ops, domain ? 2 : 1);
+    /* Makes the node refer to itself, which also makes it distinct. */
+    LLVMMetadataReplaceAllUsesWith(self, node);
+    return node;
+}
+
+/*
+ * One alias scope per slot array, all in one domain. The slot arrays are
+ * disjoint parts of ctx->scratch, which nothing outside this function can
+ * reach, so an access of one slot touches no other slot, and an access that is
+ * not of a slot touches none. Slots whose address may flow where the clones
+ * cannot follow it get no scope and are claimed about by nobody.
+ */
+static enum kiln_cc_status make_scopes(struct regions *r)
+{
+    size_t n = r->num_slots, num = 0;
+    r->scope_list = calloc(n + 1, sizeof(*r->scope_list));
+    r->noalias_but = calloc(n + 1, sizeof(*r->noalias_but));
+    LLVMMetadataRef *scopes = calloc(n + 1, sizeof(*scopes));
+    LLVMMetadataRef *others = calloc(n + 1, sizeof(*others));
+    if (!r->scope_list || !r->noalias_but || !scopes || !others) {
+        free(scopes);
+        free(others);
+        return KILN_CC_OUT_OF_MEMORY;
+    }
+    LLVMMetadataRef domain = distinct_node(r->ctx, NULL);
+    for (size_t s = 0; s < n; s++)
+        if (only_addressed(r->slots[s], 0))
+            scopes[s] = distinct_node(r->ctx, domain);
+    for (size_t s = 0; s < n; s++)
+        if (scopes[s])
+            others[num++] = scopes[s];
+    if (num) {
+        r->noalias_all = LLVMMDNodeInContext2(r->ctx, others, num);
+        for (size_t s = 0; s < n; s++) {
+            if (!scopes[s])
+                continue;
+            size_t k = 0;
+            for (size_t t = 0; t < n; t++)
+                if (scopes[t] && t != s)
+                    others[k++] = scopes[t];
+            r->scope_list[s] = LLVMMDNodeInContext2(r->ctx, &scopes[s], 1);
+            r->noalias_but[s] = k ? LLVMMDNodeInContext2(r->ctx, others, k) : NULL;
+        }
+    }
+    free(scopes);
+    free(others);
+    return KILN_CC_OK;
+}
+
+/* Adds the scopes in `list` to the instruction's `kind` list (!alias.scope, !noalias). */
+static void add_scopes(LLVMContextRef ctx, LLVMValueRef in, const char *kind, LLVMMetadataRef list)
+{
+    if (!list)
+        return;
+    unsigned id = LLVMGetMDKindIDInContext(ctx, kind, (unsigned)strlen(kind));
+    LLVMValueRef old = LLVMGetMetadata(in, id);
+    LLVMValueRef add = LLVMMetadataAsValue(ctx, list);
+    if (old) {
+        unsigned a = LLVMGetMDNodeNumOperands(old), b = LLVMGetMDNodeNumOperands(add);
+        LLVMValueRef *vals = calloc((size_t)a + b + 1, sizeof(*vals));
+        LLVMMetadataRef *ops = calloc((size_t)a + b + 1, sizeof(*ops));
+        if (!vals || !ops) {
+            /* Leaving the claim out is always correct. */
+            free(vals);
+            free(ops);
+            return;
+        }
+        LLVMGetMDNodeOperands(old, vals);
+        LLVMGetMDNodeOperands(add, vals + a);
+        for (unsigned i = 0; i < a + b; i++)
+            ops[i] = LLVMValueAsMetadata(vals[i]);
+        add = LLVMMetadataAsValue(ctx, LLVMMDNodeInContext2(ctx, ops, a + b));
+        free(vals);
+        free(ops);
+    }
+    LLVMSetMetadata(in, id, add);
+}
+
+/* Tags a load or store: of slot `slot` (0 when none; else the slot's index + 1). */
+static void tag_access(const struct regions *r, LLVMValueRef in, size_t slot)
+{
+    if (!r->noalias_all || LLVMGetVolatile(in))
+        return;
+    if (!slot) {
+        add_scopes(r->ctx, in, "noalias", r->noalias_all);
+    } else if (r->scope_list[slot - 1]) {
+        add_scopes(r->ctx, in, "alias.scope", r->scope_list[slot - 1]);
+        add_scopes(r->ctx, in, "noalias", r->noalias_but[slot - 1]);
+    } else {
+        /* Another array: none of the scoped slots. */
+        add_scopes(r->ctx, in, "noalias", r->noalias_all);
+    }
+}
+
 /* The loop nest of one region, and what its clone needs. */
 struct region_loop {
     LLVMBasicBlockRef pre, body, latch;
@@ -628,6 +768,7 @@ static void leave(struct regions *r, LLVMBuilderRef bld, const struct region_loo
         LLVMSetAlignment(st, 4);
         LLVMSetMetadata(st, LLVMGetMDKindIDInContext(r->ctx, "llvm.access.group", 17),
                         LLVMMetadataAsValue(r->ctx, r->group));
+        tag_access(r, st, 0);
     }
     LLVMBuildBr(bld, loop->latch);
 }
@@ -655,7 +796,8 @@ static enum kiln_cc_status clone_region(struct regions *r, unsigned reg,
     unsigned done = r->num_barriers + 1;
 
     for (size_t s = 0; s < r->num_slots; s++)
-        if (!map_put(&map, r->slots[s], slot_ptr[s]) || !map_put(&derived, slot_ptr[s], r))
+        if (!map_put(&map, r->slots[s], slot_ptr[s]) ||
+            !map_put(&derived, slot_ptr[s], (void *)(uintptr_t)(s + 1)))
             goto out;
     for (size_t i = 0; i < r->num_blocks; i++) {
         if (!in_region[i])
@@ -721,13 +863,16 @@ static enum kiln_cc_status clone_region(struct regions *r, unsigned reg,
                 goto out;
             /* Accesses of this work-item's own slots join the parallel access group. */
             if (LLVMIsAGetElementPtrInst(c) || LLVMIsABitCastInst(c)) {
-                if (map_get(&derived, LLVMGetOperand(c, 0)) && !map_put(&derived, c, r))
+                void *slot = map_get(&derived, LLVMGetOperand(c, 0));
+                if (slot && !map_put(&derived, c, slot))
                     goto out;
             } else if (LLVMIsALoadInst(c) || LLVMIsAStoreInst(c)) {
                 LLVMValueRef p = LLVMGetOperand(c, LLVMIsALoadInst(c) ? 0 : 1);
-                if (map_get(&derived, p) && !LLVMGetVolatile(c) &&
+                size_t slot = (size_t)(uintptr_t)map_get(&derived, p);
+                if (slot && !LLVMGetVolatile(c) &&
                     LLVMGetOrdering(c) == LLVMAtomicOrderingNotAtomic)
                     LLVMSetMetadata(c, ag_kind, tag);
+                tag_access(r, c, slot);
             }
         }
     }
@@ -884,6 +1029,7 @@ static enum kiln_cc_status rebuild(struct regions *r, struct kiln_cc_kernel *inf
     /* Every work-item named the same region: read work-item 0's. */
     LLVMValueRef next = LLVMBuildLoad2(bld, i32, next_base, "next");
     LLVMSetAlignment(next, 4);
+    tag_access(r, next, 0);
     LLVMValueRef sw = LLVMBuildSwitch(bld, next, exit, nr);
     for (unsigned g = 1; g < nr; g++)
         LLVMAddCase(sw, LLVMConstInt(i32, g, 0), loops[g].pre);
@@ -949,6 +1095,8 @@ static enum kiln_cc_status transform(struct kiln_cc_build *b, unsigned k, LLVMMe
     enum kiln_cc_status status = build_graph(&r);
     if (status == KILN_CC_OK)
         status = choose_slots(&r);
+    if (status == KILN_CC_OK)
+        status = make_scopes(&r);
     if (status == KILN_CC_OK)
         status = rebuild(&r, &b->prog->kernels[k]);
     regions_free(&r);

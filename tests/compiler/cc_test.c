@@ -591,6 +591,45 @@ static int test_barrier_strategy(void)
     return bad;
 }
 
+/*
+ * The region transform gives each slot array its own alias scope: after O3 the
+ * slot accesses still carry !alias.scope and the other accesses !noalias.
+ */
+static int test_barrier_scopes(void)
+{
+    static const char src[] = "kernel void k(global int *p, local int *l)\n"
+                              "{\n"
+                              "    int keep = p[get_global_id(0)];\n"
+                              "    int more = keep * 3;\n"
+                              "    l[get_local_id(0)] = 1;\n"
+                              "    barrier(CLK_LOCAL_MEM_FENCE);\n"
+                              "    p[get_global_id(0)] = l[0] + keep + more;\n"
+                              "}\n";
+    char dir[] = "/tmp/kiln-cc-test-XXXXXX";
+    char path[128];
+    CHECK(mkdtemp(dir));
+    unsetenv("KILN_BARRIER_STRATEGY");
+    setenv("KILN_DUMP_IR", dir, 1);
+    struct kiln_cc_program *p = build_ok(src, NULL);
+    unsetenv("KILN_DUMP_IR");
+    CHECK(p);
+    cc->destroy(p);
+    snprintf(path, sizeof(path), "%s/kiln-0-6-optimized.ll", dir);
+    char *text = read_text(path);
+    CHECK(text);
+    CHECK(strstr(text, "!alias.scope"));
+    CHECK(strstr(text, "!noalias"));
+    free(text);
+    static const char *const stages[] = {"0-frontend", "1-kernels", "2-linked",   "3-wrapped",
+                                         "4-locals",   "5-checked", "6-optimized"};
+    for (size_t i = 0; i < sizeof(stages) / sizeof(stages[0]); i++) {
+        snprintf(path, sizeof(path), "%s/kiln-0-%s.ll", dir, stages[i]);
+        remove(path);
+    }
+    remove(dir);
+    return 0;
+}
+
 /* With KILN_BARRIER_STRATEGY=fibers a barrier kernel runs on fibers; its __local variables
  * are laid out. */
 static int test_barrier_fibers(void)
@@ -789,6 +828,7 @@ static const struct test tests[] = {
     {"syntax_error", test_syntax_error},
     {"clean_log", test_clean_log},
     {"barrier_strategy", test_barrier_strategy},
+    {"barrier_scopes", test_barrier_scopes},
     {"barrier_fibers", test_barrier_fibers},
     {"unsupported_refused", test_unsupported_refused},
     {"invalid_options", test_invalid_options},
