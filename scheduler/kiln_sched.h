@@ -51,6 +51,14 @@ struct kiln_sched_config {
     int num_threads;       /* < 0: one per physical core (KILN_NUM_THREADS overrides); 0: none */
     size_t local_mem_size; /* arena bytes per worker */
     const char *name;      /* thread name prefix, e.g. "kiln-wg" */
+    /*
+     * Optional core subset: OS CPU indices the workers take in order, one each.
+     * With num_cpus > 0, num_threads < 0 means one worker per listed CPU
+     * (KILN_NUM_THREADS does not apply) and num_threads > num_cpus is EINVAL.
+     * num_cpus == 0 keeps the default layout over every core.
+     */
+    const int *cpus;
+    unsigned num_cpus;
 };
 
 /*

@@ -627,12 +627,29 @@ int kiln_sched_create(const struct kiln_sched_config *cfg, struct kiln_sched **o
 
     int *cpus;
     unsigned ncpus;
-    unsigned cores = cpu_order(&cpus, &ncpus);
     int n = cfg->num_threads;
-    if (n < 0)
-        n = env_num_threads();
-    if (n < 0)
-        n = (int)(cores < KILN_SCHED_MAX_THREADS ? cores : KILN_SCHED_MAX_THREADS);
+    if (cfg->num_cpus > 0) {
+        /* A core subset: exactly the listed CPUs, in the caller's order. */
+        if (!cfg->cpus || cfg->num_cpus > KILN_SCHED_MAX_THREADS ||
+            (n >= 0 && (unsigned)n > cfg->num_cpus))
+            return EINVAL;
+        for (unsigned i = 0; i < cfg->num_cpus; i++)
+            if (cfg->cpus[i] < 0)
+                return EINVAL;
+        cpus = malloc(cfg->num_cpus * sizeof *cpus);
+        if (!cpus)
+            return ENOMEM;
+        memcpy(cpus, cfg->cpus, cfg->num_cpus * sizeof *cpus);
+        ncpus = cfg->num_cpus;
+        if (n < 0)
+            n = (int)ncpus;
+    } else {
+        unsigned cores = cpu_order(&cpus, &ncpus);
+        if (n < 0)
+            n = env_num_threads();
+        if (n < 0)
+            n = (int)(cores < KILN_SCHED_MAX_THREADS ? cores : KILN_SCHED_MAX_THREADS);
+    }
 
     int err = ENOMEM;
     struct kiln_sched *s = aligned_alloc(KILN_SCHED_LINE, sizeof *s);
