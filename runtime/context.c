@@ -176,16 +176,7 @@ cl_int CL_API_CALL clSetContextDestructorCallback(cl_context context,
     cl_int err = kiln_rt_check_context(context);
     if (err == CL_SUCCESS && fn == NULL)
         err = KILN_ERR(CL_INVALID_VALUE, "pfn_notify is NULL");
-    struct kiln_rt_callback *cb = NULL;
-    if (err == CL_SUCCESS && !(cb = calloc(1, sizeof(*cb))))
-        err = KILN_ERR(CL_OUT_OF_HOST_MEMORY, "callback record");
-    if (err == CL_SUCCESS) {
-        cb->fn = (void (*)(void))fn;
-        cb->user_data = user_data;
-        pthread_mutex_lock(&context->lock);
-        cb->next = context->dtors;
-        context->dtors = cb;
-        pthread_mutex_unlock(&context->lock);
-    }
+    if (err == CL_SUCCESS)
+        err = kiln_rt_dtor_push(&context->dtors, &context->lock, (void (*)(void))fn, user_data);
     return err;
 }

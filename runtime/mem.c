@@ -319,17 +319,8 @@ cl_int CL_API_CALL clSetMemObjectDestructorCallback(cl_mem memobj,
     cl_int err = kiln_rt_check_mem(memobj);
     if (err == CL_SUCCESS && fn == NULL)
         err = KILN_ERR(CL_INVALID_VALUE, "pfn_notify is NULL");
-    struct kiln_rt_callback *cb = NULL;
-    if (err == CL_SUCCESS && !(cb = calloc(1, sizeof(*cb))))
-        err = KILN_ERR(CL_OUT_OF_HOST_MEMORY, "callback record");
-    if (err == CL_SUCCESS) {
-        cb->fn = (void (*)(void))fn;
-        cb->user_data = user_data;
-        pthread_mutex_lock(&memobj->lock);
-        cb->next = memobj->dtors;
-        memobj->dtors = cb;
-        pthread_mutex_unlock(&memobj->lock);
-    }
+    if (err == CL_SUCCESS)
+        err = kiln_rt_dtor_push(&memobj->dtors, &memobj->lock, (void (*)(void))fn, user_data);
     return err;
 }
 

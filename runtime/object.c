@@ -71,3 +71,18 @@ void kiln_rt_obj_release(struct kiln_object *obj)
         kiln_rt_obj_drop(obj);
     }
 }
+
+cl_int kiln_rt_dtor_push(struct kiln_rt_callback **list, pthread_mutex_t *lock, void (*fn)(void),
+                         void *user_data)
+{
+    struct kiln_rt_callback *cb = calloc(1, sizeof(*cb));
+    if (!cb)
+        return KILN_ERR(CL_OUT_OF_HOST_MEMORY, "callback record");
+    cb->fn = fn;
+    cb->user_data = user_data;
+    pthread_mutex_lock(lock);
+    cb->next = *list;
+    *list = cb;
+    pthread_mutex_unlock(lock);
+    return CL_SUCCESS;
+}

@@ -158,6 +158,13 @@ struct kiln_rt_callback {
     struct kiln_rt_callback *next;
 };
 
+/*
+ * Registers a destructor callback (memory objects, contexts): pushes it on `list`,
+ * newest first as the owner's destroy runs them, under `lock`. `fn` must not be NULL.
+ */
+cl_int kiln_rt_dtor_push(struct kiln_rt_callback **list, pthread_mutex_t *lock, void (*fn)(void),
+                         void *user_data);
+
 /* ---- context (context.c) ------------------------------------------------------- */
 
 struct _cl_context {
