@@ -30,52 +30,36 @@ static void kiln_my_run(size_t n, size_t *begin, size_t *end)
     *end = b + per < n ? b + per : n;
 }
 
-/* C is the type copied, T the type of the signature (C differs only for 3-vectors). */
+/*
+ * One copy: `NAME(DST_AS T *dst, const SRC_AS T *src, size_t n, EXTRA event_t event)`,
+ * element i going from src[i * SRC_STEP] to dst[i * DST_STEP]. C is the type copied,
+ * T the type of the signature (C differs only for 3-component vectors).
+ */
+#define KILN_ASYNC_ONE(NAME, T, C, DST_AS, SRC_AS, EXTRA, DST_STEP, SRC_STEP)              \
+    event_t KILN_OVERLOAD NAME(DST_AS T *dst, const SRC_AS T *src, size_t n, EXTRA         \
+                               event_t event)                                              \
+    {                                                                                      \
+        DST_AS C *d = (DST_AS C *)dst;                                                     \
+        const SRC_AS C *s = (const SRC_AS C *)src;                                         \
+        size_t begin, end;                                                                 \
+        kiln_my_run(n, &begin, &end);                                                      \
+        for (size_t i = begin; i < end; i++)                                               \
+            d[i * (DST_STEP)] = s[i * (SRC_STEP)];                                         \
+        return event;                                                                      \
+    }
+
+/* The stride parameters, as macros so that their commas reach the signature. */
+#define KILN_NO_STRIDE
+#define KILN_SRC_STRIDE size_t src_stride,
+#define KILN_DST_STRIDE size_t dst_stride,
+
 #define KILN_ASYNC(T, C)                                                                   \
-    event_t KILN_OVERLOAD async_work_group_copy(__local T *dst, const __global T *src,     \
-                                                size_t n, event_t event)                   \
-    {                                                                                      \
-        __local C *d = (__local C *)dst;                                                   \
-        const __global C *s = (const __global C *)src;                                     \
-        size_t begin, end;                                                                 \
-        kiln_my_run(n, &begin, &end);                                                      \
-        for (size_t i = begin; i < end; i++)                                               \
-            d[i] = s[i];                                                                   \
-        return event;                                                                      \
-    }                                                                                      \
-    event_t KILN_OVERLOAD async_work_group_copy(__global T *dst, const __local T *src,     \
-                                                size_t n, event_t event)                   \
-    {                                                                                      \
-        __global C *d = (__global C *)dst;                                                 \
-        const __local C *s = (const __local C *)src;                                       \
-        size_t begin, end;                                                                 \
-        kiln_my_run(n, &begin, &end);                                                      \
-        for (size_t i = begin; i < end; i++)                                               \
-            d[i] = s[i];                                                                   \
-        return event;                                                                      \
-    }                                                                                      \
-    event_t KILN_OVERLOAD async_work_group_strided_copy(                                   \
-        __local T *dst, const __global T *src, size_t n, size_t src_stride, event_t event) \
-    {                                                                                      \
-        __local C *d = (__local C *)dst;                                                   \
-        const __global C *s = (const __global C *)src;                                     \
-        size_t begin, end;                                                                 \
-        kiln_my_run(n, &begin, &end);                                                      \
-        for (size_t i = begin; i < end; i++)                                               \
-            d[i] = s[i * src_stride];                                                      \
-        return event;                                                                      \
-    }                                                                                      \
-    event_t KILN_OVERLOAD async_work_group_strided_copy(                                   \
-        __global T *dst, const __local T *src, size_t n, size_t dst_stride, event_t event) \
-    {                                                                                      \
-        __global C *d = (__global C *)dst;                                                 \
-        const __local C *s = (const __local C *)src;                                       \
-        size_t begin, end;                                                                 \
-        kiln_my_run(n, &begin, &end);                                                      \
-        for (size_t i = begin; i < end; i++)                                               \
-            d[i * dst_stride] = s[i];                                                      \
-        return event;                                                                      \
-    }                                                                                      \
+    KILN_ASYNC_ONE(async_work_group_copy, T, C, __local, __global, KILN_NO_STRIDE, 1, 1)   \
+    KILN_ASYNC_ONE(async_work_group_copy, T, C, __global, __local, KILN_NO_STRIDE, 1, 1)   \
+    KILN_ASYNC_ONE(async_work_group_strided_copy, T, C, __local, __global,                 \
+                   KILN_SRC_STRIDE, 1, src_stride)                                         \
+    KILN_ASYNC_ONE(async_work_group_strided_copy, T, C, __global, __local,                 \
+                   KILN_DST_STRIDE, dst_stride, 1)                                         \
     void KILN_OVERLOAD prefetch(const __global T *p, size_t n)                             \
     {                                                                                      \
         (void)p;                                                                           \
