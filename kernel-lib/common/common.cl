@@ -7,34 +7,25 @@
 #include "kiln_lib.h"
 #include "kiln_lib_types.h"
 
-#define KILN_MINMAX(T)                                                                     \
-    T KILN_OVERLOAD min(T x, T y)                                                          \
-    {                                                                                      \
-        return __builtin_elementwise_min(x, y);                                            \
-    }                                                                                      \
-    T KILN_OVERLOAD max(T x, T y)                                                          \
-    {                                                                                      \
-        return __builtin_elementwise_max(x, y);                                            \
+#define KILN_MINMAX(T)                                                                             \
+    T KILN_OVERLOAD min(T x, T y)                                                                  \
+    {                                                                                              \
+        return __builtin_elementwise_min(x, y);                                                    \
+    }                                                                                              \
+    T KILN_OVERLOAD max(T x, T y)                                                                  \
+    {                                                                                              \
+        return __builtin_elementwise_max(x, y);                                                    \
     }
 KILN_FOR_GENTYPE_FP(KILN_MINMAX)
 
 /* The vector-with-scalar forms (min(float4, float)) splat the scalar. */
-#define KILN_MINMAX_SPLAT(T, S)                                                            \
-    T KILN_OVERLOAD min(T x, S y)                                                          \
-    {                                                                                      \
-        return __builtin_elementwise_min(x, (T)y);                                         \
-    }                                                                                      \
-    T KILN_OVERLOAD max(T x, S y)                                                          \
-    {                                                                                      \
-        return __builtin_elementwise_max(x, (T)y);                                         \
+#define KILN_MINMAX_SPLAT(T, S)                                                                    \
+    T KILN_OVERLOAD min(T x, S y)                                                                  \
+    {                                                                                              \
+        return __builtin_elementwise_min(x, (T)y);                                                 \
+    }                                                                                              \
+    T KILN_OVERLOAD max(T x, S y)                                                                  \
+    {                                                                                              \
+        return __builtin_elementwise_max(x, (T)y);                                                 \
     }
-KILN_MINMAX_SPLAT(float2, float)
-KILN_MINMAX_SPLAT(float3, float)
-KILN_MINMAX_SPLAT(float4, float)
-KILN_MINMAX_SPLAT(float8, float)
-KILN_MINMAX_SPLAT(float16, float)
-KILN_MINMAX_SPLAT(double2, double)
-KILN_MINMAX_SPLAT(double3, double)
-KILN_MINMAX_SPLAT(double4, double)
-KILN_MINMAX_SPLAT(double8, double)
-KILN_MINMAX_SPLAT(double16, double)
+KILN_FOR_FP_V(KILN_MINMAX_SPLAT)

@@ -11,10 +11,10 @@
 #include "kiln_lib.h"
 #include "kiln_lib_types.h"
 
-#define KILN_UNARY(name, builtin, T)                                                       \
-    T KILN_OVERLOAD name(T x)                                                              \
-    {                                                                                      \
-        return builtin(x);                                                                 \
+#define KILN_UNARY(name, builtin, T)                                                               \
+    T KILN_OVERLOAD name(T x)                                                                      \
+    {                                                                                              \
+        return builtin(x);                                                                         \
     }
 
 #define KILN_SQRT(T) KILN_UNARY(sqrt, __builtin_elementwise_sqrt, T)
@@ -22,18 +22,18 @@
 KILN_FOR_GENTYPE_FP(KILN_SQRT)
 KILN_FOR_GENTYPE_FP(KILN_FABS)
 
-#define KILN_FMA(T)                                                                        \
-    T KILN_OVERLOAD fma(T a, T b, T c)                                                     \
-    {                                                                                      \
-        return __builtin_elementwise_fma(a, b, c);                                         \
+#define KILN_FMA(T)                                                                                \
+    T KILN_OVERLOAD fma(T a, T b, T c)                                                             \
+    {                                                                                              \
+        return __builtin_elementwise_fma(a, b, c);                                                 \
     }
 KILN_FOR_GENTYPE_FP(KILN_FMA)
 
 /* Clang contracts a * b + c into llvm.fmuladd (OpenCL's default -ffp-contract=on). */
-#define KILN_MAD(T)                                                                        \
-    T KILN_OVERLOAD mad(T a, T b, T c)                                                     \
-    {                                                                                      \
-        return a * b + c;                                                                  \
+#define KILN_MAD(T)                                                                                \
+    T KILN_OVERLOAD mad(T a, T b, T c)                                                             \
+    {                                                                                              \
+        return a * b + c;                                                                          \
     }
 KILN_FOR_GENTYPE_FP(KILN_MAD)
 
@@ -41,33 +41,24 @@ KILN_FOR_GENTYPE_FP(KILN_MAD)
  * fmin/fmax return the other operand when one is a NaN, which is llvm.minnum and
  * llvm.maxnum. The gentypef/scalar-float overloads (fmin(float4, float)) splat.
  */
-#define KILN_FMINMAX(T)                                                                    \
-    T KILN_OVERLOAD fmin(T x, T y)                                                         \
-    {                                                                                      \
-        return __builtin_elementwise_min(x, y);                                            \
-    }                                                                                      \
-    T KILN_OVERLOAD fmax(T x, T y)                                                         \
-    {                                                                                      \
-        return __builtin_elementwise_max(x, y);                                            \
+#define KILN_FMINMAX(T)                                                                            \
+    T KILN_OVERLOAD fmin(T x, T y)                                                                 \
+    {                                                                                              \
+        return __builtin_elementwise_min(x, y);                                                    \
+    }                                                                                              \
+    T KILN_OVERLOAD fmax(T x, T y)                                                                 \
+    {                                                                                              \
+        return __builtin_elementwise_max(x, y);                                                    \
     }
 KILN_FOR_GENTYPE_FP(KILN_FMINMAX)
 
-#define KILN_FMINMAX_SPLAT(T, S)                                                           \
-    T KILN_OVERLOAD fmin(T x, S y)                                                         \
-    {                                                                                      \
-        return __builtin_elementwise_min(x, (T)y);                                         \
-    }                                                                                      \
-    T KILN_OVERLOAD fmax(T x, S y)                                                         \
-    {                                                                                      \
-        return __builtin_elementwise_max(x, (T)y);                                         \
+#define KILN_FMINMAX_SPLAT(T, S)                                                                   \
+    T KILN_OVERLOAD fmin(T x, S y)                                                                 \
+    {                                                                                              \
+        return __builtin_elementwise_min(x, (T)y);                                                 \
+    }                                                                                              \
+    T KILN_OVERLOAD fmax(T x, S y)                                                                 \
+    {                                                                                              \
+        return __builtin_elementwise_max(x, (T)y);                                                 \
     }
-KILN_FMINMAX_SPLAT(float2, float)
-KILN_FMINMAX_SPLAT(float3, float)
-KILN_FMINMAX_SPLAT(float4, float)
-KILN_FMINMAX_SPLAT(float8, float)
-KILN_FMINMAX_SPLAT(float16, float)
-KILN_FMINMAX_SPLAT(double2, double)
-KILN_FMINMAX_SPLAT(double3, double)
-KILN_FMINMAX_SPLAT(double4, double)
-KILN_FMINMAX_SPLAT(double8, double)
-KILN_FMINMAX_SPLAT(double16, double)
+KILN_FOR_FP_V(KILN_FMINMAX_SPLAT)

@@ -99,6 +99,64 @@ static inline cl_program kt_build(struct kt_env *env, const char *src, const cha
     return p;
 }
 
+/* One kernel argument for kt_run: a buffer copied in and/or out, a value, or __local. */
+enum kt_arg_kind { KT_IN, KT_OUT, KT_INOUT, KT_VALUE, KT_LOCAL };
+struct kt_arg {
+    enum kt_arg_kind kind;
+    size_t size; /* bytes of the buffer, the value or the __local area */
+    void *host;  /* the host array or value; unused for KT_LOCAL */
+};
+
+/*
+ * Build `src`, run kernel `name` over `global` work-items (one dimension; `local` 0 lets
+ * Kiln choose) with `args`, wait, and copy KT_OUT/KT_INOUT buffers back. Returns the
+ * enqueue status, so a test can also check refusals; a build failure stops the test.
+ */
+static inline cl_int kt_run(struct kt_env *env, const char *src, const char *options,
+                            const char *name, size_t global, size_t local, cl_uint nargs,
+                            const struct kt_arg *args)
+{
+    cl_int err;
+    cl_program p = kt_build(env, src, options);
+    cl_kernel k = clCreateKernel(p, name, &err);
+    KT_REQUIRE(err == CL_SUCCESS, "clCreateKernel %s: %d", name, err);
+    cl_mem mems[32] = {0};
+    KT_REQUIRE(nargs <= 32, "at most 32 arguments");
+    for (cl_uint i = 0; i < nargs; i++) {
+        const struct kt_arg *a = &args[i];
+        if (a->kind == KT_VALUE) {
+            err = clSetKernelArg(k, i, a->size, a->host);
+        } else if (a->kind == KT_LOCAL) {
+            err = clSetKernelArg(k, i, a->size, NULL);
+        } else {
+            cl_mem_flags fl = CL_MEM_READ_WRITE;
+            if (a->kind != KT_OUT)
+                fl |= CL_MEM_COPY_HOST_PTR;
+            mems[i] =
+                clCreateBuffer(env->context, fl, a->size, a->kind != KT_OUT ? a->host : NULL, &err);
+            KT_REQUIRE(err == CL_SUCCESS, "clCreateBuffer for argument %u: %d", i, err);
+            err = clSetKernelArg(k, i, sizeof(cl_mem), &mems[i]);
+        }
+        KT_REQUIRE(err == CL_SUCCESS, "clSetKernelArg %u: %d", i, err);
+    }
+    err = clEnqueueNDRangeKernel(env->queue, k, 1, NULL, &global, local ? &local : NULL, 0, NULL,
+                                 NULL);
+    for (cl_uint i = 0; i < nargs && err == CL_SUCCESS; i++) {
+        if (args[i].kind == KT_OUT || args[i].kind == KT_INOUT) {
+            cl_int rerr = clEnqueueReadBuffer(env->queue, mems[i], CL_TRUE, 0, args[i].size,
+                                              args[i].host, 0, NULL, NULL);
+            KT_CHECK(rerr == CL_SUCCESS, "reading argument %u: %d", i, rerr);
+        }
+    }
+    KT_EXPECT(clFinish(env->queue), CL_SUCCESS);
+    for (cl_uint i = 0; i < nargs; i++)
+        if (mems[i])
+            clReleaseMemObject(mems[i]);
+    clReleaseKernel(k);
+    clReleaseProgram(p);
+    return err;
+}
+
 static inline int kt_finish(const char *name)
 {
     if (kt_failures) {
