@@ -17,6 +17,7 @@
 
 static struct kiln_cpu_info info; /* written once under `once`, then read-only */
 static pthread_once_t once = PTHREAD_ONCE_INIT;
+static unsigned cores_listed; /* entries of info.cores filled from hwloc */
 
 /* Copy src into dst (of size n) without leading or trailing blanks. */
 static void copy_trimmed(char *dst, size_t n, const char *src)
@@ -114,6 +115,44 @@ static hwloc_obj_t data_cache(hwloc_topology_t t, hwloc_obj_type_t type)
     return NULL;
 }
 
+/* The hwloc logical index of the object of `type` that holds `core`, or -1. */
+static int holder(hwloc_topology_t t, hwloc_obj_t core, hwloc_obj_type_t type)
+{
+    if (type == HWLOC_OBJ_NUMANODE) {
+        /* NUMA nodes hang off the tree as memory children: match by cpuset. */
+        hwloc_obj_t node = NULL;
+        while ((node = hwloc_get_next_obj_by_type(t, HWLOC_OBJ_NUMANODE, node)))
+            if (node->cpuset && hwloc_bitmap_isincluded(core->cpuset, node->cpuset))
+                return (int)node->logical_index;
+        return -1;
+    }
+    hwloc_obj_t a = hwloc_get_ancestor_obj_by_type(t, type, core);
+    return a ? (int)a->logical_index : -1;
+}
+
+/* The core table: each core's first PU and the objects of each level that hold it. */
+static void list_cores(hwloc_topology_t t)
+{
+    static const hwloc_obj_type_t types[KILN_CPU_LEVELS] = {
+        [KILN_CPU_NUMA] = HWLOC_OBJ_NUMANODE, [KILN_CPU_L4] = HWLOC_OBJ_L4CACHE,
+        [KILN_CPU_L3] = HWLOC_OBJ_L3CACHE,    [KILN_CPU_L2] = HWLOC_OBJ_L2CACHE,
+        [KILN_CPU_L1] = HWLOC_OBJ_L1CACHE,
+    };
+    int n = hwloc_get_nbobjs_by_type(t, HWLOC_OBJ_CORE);
+    unsigned made = 0;
+    for (int i = 0; i < n && made < KILN_CPU_MAX_CORES; i++) {
+        hwloc_obj_t core = hwloc_get_obj_by_type(t, HWLOC_OBJ_CORE, (unsigned)i);
+        hwloc_obj_t pu = hwloc_get_obj_inside_cpuset_by_type(t, core->cpuset, HWLOC_OBJ_PU, 0);
+        if (!pu)
+            continue;
+        struct kiln_cpu_core *c = &info.cores[made++];
+        c->pu = (int)pu->os_index;
+        for (int l = 0; l < KILN_CPU_LEVELS; l++)
+            c->domain[l] = holder(t, core, types[l]);
+    }
+    cores_listed = made;
+}
+
 static void from_topology(hwloc_topology_t t)
 {
     int cores = hwloc_get_nbobjs_by_type(t, HWLOC_OBJ_CORE);
@@ -128,6 +167,7 @@ static void from_topology(hwloc_topology_t t)
     else if (pus > 0)
         info.physical_cores = (unsigned)pus;
     info.global_mem_size = hwloc_get_root_obj(t)->total_memory;
+    list_cores(t);
     if ((c = data_cache(t, HWLOC_OBJ_L1CACHE))) {
         info.l1d_size = c->attr->cache.size;
         info.cacheline_size = c->attr->cache.linesize;
@@ -156,8 +196,20 @@ static void fill(void)
     }
     if (!info.physical_cores)
         info.physical_cores = info.hw_threads;
+    if (info.physical_cores > KILN_CPU_MAX_CORES)
+        info.physical_cores = KILN_CPU_MAX_CORES;
     if (info.hw_threads < info.physical_cores)
         info.hw_threads = info.physical_cores;
+    if (cores_listed) {
+        info.physical_cores = cores_listed;
+    } else {
+        /* No core table from hwloc: one core per CPU, in no known domain. */
+        for (unsigned i = 0; i < info.physical_cores; i++) {
+            info.cores[i].pu = (int)i;
+            for (int l = 0; l < KILN_CPU_LEVELS; l++)
+                info.cores[i].domain[l] = -1;
+        }
+    }
     if (!info.global_mem_size) {
         long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
         if (pages > 0 && page > 0)

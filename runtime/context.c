@@ -1,6 +1,7 @@
 /*
  * Contexts (clCreateContext, clCreateContextFromType, clRetain/ReleaseContext,
- * clGetContextInfo, clSetContextDestructorCallback). A context holds Kiln's single device.
+ * clGetContextInfo, clSetContextDestructorCallback). A context holds the CPU device, its
+ * sub-devices, or both; every one of them runs the same compiled programs.
  */
 #include "rt_internal.h"
 
@@ -12,6 +13,14 @@ cl_int kiln_rt_check_context(cl_context c)
     if (!kiln_rt_obj_is(c, KILN_TAG_CONTEXT))
         return KILN_ERR(CL_INVALID_CONTEXT, "%p is not a context", (void *)c);
     return CL_SUCCESS;
+}
+
+cl_int kiln_rt_context_has_device(cl_context c, cl_device_id d)
+{
+    for (cl_uint i = 0; i < c->num_devices; i++)
+        if (c->devices[i] == d)
+            return CL_SUCCESS;
+    return KILN_ERR(CL_INVALID_DEVICE, "device %p is not in context %p", (void *)d, (void *)c);
 }
 
 static void context_destroy(struct kiln_object *obj)
@@ -26,6 +35,9 @@ static void context_destroy(struct kiln_object *obj)
         free(cb);
     }
     pthread_mutex_destroy(&c->lock);
+    for (cl_uint i = 0; i < c->num_devices; i++)
+        kiln_rt_device_drop(c->devices[i]);
+    free(c->devices);
     free(c->props);
     free(c);
 }
@@ -62,16 +74,31 @@ static cl_int check_props(const cl_context_properties *props, size_t *count)
     return CL_SUCCESS;
 }
 
+/* `devices` are checked; a device listed twice is taken once (OpenCL 3.0 §4.4). */
 static cl_int context_create(const cl_context_properties *props, size_t num_props,
+                             cl_uint num_devices, const cl_device_id *devices,
                              void(CL_CALLBACK *notify)(const char *, const void *, size_t, void *),
                              void *user_data, cl_context *out)
 {
     cl_context c = calloc(1, sizeof(*c));
     if (!c)
         return KILN_ERR(CL_OUT_OF_HOST_MEMORY, "context");
+    c->devices = malloc(num_devices * sizeof(*devices));
+    if (!c->devices) {
+        free(c);
+        return KILN_ERR(CL_OUT_OF_HOST_MEMORY, "context device list");
+    }
+    for (cl_uint i = 0; i < num_devices; i++) {
+        bool seen = false;
+        for (cl_uint j = 0; j < c->num_devices; j++)
+            seen |= c->devices[j] == devices[i];
+        if (!seen)
+            c->devices[c->num_devices++] = devices[i];
+    }
     if (num_props) {
         c->props = malloc(num_props * sizeof(*props));
         if (!c->props) {
+            free(c->devices);
             free(c);
             return KILN_ERR(CL_OUT_OF_HOST_MEMORY, "context properties");
         }
@@ -80,7 +107,9 @@ static cl_int context_create(const cl_context_properties *props, size_t num_prop
     }
     pthread_mutex_init(&c->lock, NULL);
     kiln_rt_obj_init(&c->obj, KILN_TAG_CONTEXT, context_destroy);
-    c->device = &kiln_rt_device;
+    for (cl_uint i = 0; i < c->num_devices; i++)
+        kiln_rt_device_hold(c->devices[i]);
+    c->device = c->devices[0];
     c->notify = notify;
     c->notify_data = user_data;
     *out = c;
@@ -104,7 +133,8 @@ cl_context CL_API_CALL clCreateContext(const cl_context_properties *properties, 
     for (cl_uint i = 0; err == CL_SUCCESS && i < num_devices; i++)
         err = kiln_rt_check_device(devices[i]);
     if (err == CL_SUCCESS)
-        err = context_create(properties, num_props, pfn_notify, user_data, &ctx);
+        err = context_create(properties, num_props, num_devices, devices, pfn_notify, user_data,
+                             &ctx);
     kiln_set_errcode(errcode_ret, err);
     return ctx;
 }
@@ -121,8 +151,9 @@ clCreateContextFromType(const cl_context_properties *properties, cl_device_type 
         err = KILN_ERR(CL_INVALID_VALUE, "user_data without pfn_notify");
     if (err == CL_SUCCESS)
         err = kiln_rt_check_device_type(device_type);
+    cl_device_id root = &kiln_rt_device;
     if (err == CL_SUCCESS)
-        err = context_create(properties, num_props, pfn_notify, user_data, &ctx);
+        err = context_create(properties, num_props, 1, &root, pfn_notify, user_data, &ctx);
     kiln_set_errcode(errcode_ret, err);
     return ctx;
 }
@@ -156,11 +187,11 @@ cl_int CL_API_CALL clGetContextInfo(cl_context context, cl_context_info param_na
         u = atomic_load_explicit(&context->obj.refs, memory_order_relaxed);
         return kiln_rt_info(&u, sizeof(u), param_value_size, param_value, param_value_size_ret);
     case CL_CONTEXT_NUM_DEVICES:
-        u = 1;
-        return kiln_rt_info(&u, sizeof(u), param_value_size, param_value, param_value_size_ret);
+        return kiln_rt_info(&context->num_devices, sizeof(cl_uint), param_value_size, param_value,
+                            param_value_size_ret);
     case CL_CONTEXT_DEVICES:
-        return kiln_rt_info(&context->device, sizeof(context->device), param_value_size,
-                            param_value, param_value_size_ret);
+        return kiln_rt_info(context->devices, context->num_devices * sizeof(cl_device_id),
+                            param_value_size, param_value, param_value_size_ret);
     case CL_CONTEXT_PROPERTIES:
         return kiln_rt_info(context->props, context->num_props * sizeof(cl_context_properties),
                             param_value_size, param_value, param_value_size_ret);

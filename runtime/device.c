@@ -1,5 +1,6 @@
 /*
- * The CPU device (clGetDeviceIDs, clGetDeviceInfo, clRetainDevice, clReleaseDevice).
+ * The CPU device and its sub-devices: clGetDeviceIDs, clGetDeviceInfo (sub-devices are
+ * made and counted in subdevice.c).
  *
  * Values come from hwloc through device-cpu (kiln_cpu_info_get). The rule: report
  * only what works. Optional features whose tests do not exist yet read as absent
@@ -9,6 +10,7 @@
 
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <CL/cl_ext.h>
@@ -52,9 +54,20 @@ cl_int kiln_rt_device_sched(cl_device_id d, struct kiln_sched **out)
             .num_threads = -1,
             /* The collectives' area follows what the device reports (kiln_abi.h). */
             .local_mem_size = (size_t)d->local_mem_size + KILN_GROUP_SHARED_SIZE,
-            .name = "kiln-wg",
+            .name = d->parent ? "kiln-sub" : "kiln-wg",
         };
-        int rc = kiln_sched_create(&cfg, &d->sched);
+        int *cpus = NULL;
+        if (d->parent) {
+            /* A sub-device runs one worker on each of its cores and nowhere else. */
+            const struct kiln_cpu_info *cpu = kiln_cpu_info_get();
+            cpus = malloc(d->compute_units * sizeof(*cpus));
+            for (cl_uint i = 0; cpus && i < d->compute_units; i++)
+                cpus[i] = cpu->cores[d->cores[i]].pu;
+            cfg.cpus = cpus;
+            cfg.num_cpus = d->compute_units;
+        }
+        int rc = d->parent && !cpus ? ENOMEM : kiln_sched_create(&cfg, &d->sched);
+        free(cpus);
         if (rc != 0)
             err = rc == ENOMEM ? KILN_ERR(CL_OUT_OF_HOST_MEMORY, "worker pool: %s", strerror(rc))
                                : KILN_ERR(CL_OUT_OF_RESOURCES, "worker pool: %s", strerror(rc));
@@ -160,7 +173,11 @@ cl_int CL_API_CALL clGetDeviceInfo(cl_device_id device, cl_device_info param, si
     const cl_device_id d = device;
     char buf[512];
     size_t wi_sizes[3] = {d->max_wg_size, d->max_wg_size, d->max_wg_size};
-    cl_device_partition_property no_partition[1] = {0};
+    const cl_device_partition_property partitions[] = {CL_DEVICE_PARTITION_EQUALLY,
+                                                       CL_DEVICE_PARTITION_BY_COUNTS,
+                                                       CL_DEVICE_PARTITION_BY_AFFINITY_DOMAIN, 0};
+    /* A device of one compute unit cannot be split (OpenCL 3.0 §4.2: then none, one 0). */
+    const bool splits = d->compute_units > 1;
     struct answer a = {0};
 
     switch (param) {
@@ -229,8 +246,10 @@ cl_int CL_API_CALL clGetDeviceInfo(cl_device_id device, cl_device_info param, si
     case CL_DEVICE_PREFERRED_GLOBAL_ATOMIC_ALIGNMENT:
     case CL_DEVICE_PREFERRED_LOCAL_ATOMIC_ALIGNMENT:
     case CL_DEVICE_MAX_NUM_SUB_GROUPS:
-    case CL_DEVICE_PARTITION_MAX_SUB_DEVICES:
         put_u32(&a, 0);
+        break;
+    case CL_DEVICE_PARTITION_MAX_SUB_DEVICES:
+        put_u32(&a, splits ? d->compute_units : 0);
         break;
     case CL_DEVICE_IMAGE2D_MAX_WIDTH:
     case CL_DEVICE_IMAGE2D_MAX_HEIGHT:
@@ -368,19 +387,23 @@ cl_int CL_API_CALL clGetDeviceInfo(cl_device_id device, cl_device_info param, si
         put_ptr(&a, d->platform);
         break;
     case CL_DEVICE_PARENT_DEVICE:
-        put_ptr(&a, NULL);
+        put_ptr(&a, d->parent);
         break;
     case CL_DEVICE_PARTITION_PROPERTIES:
-        put_bytes(&a, no_partition, sizeof(no_partition));
+        if (splits)
+            put_bytes(&a, partitions, sizeof(partitions));
+        else
+            put_bytes(&a, partitions + 3, sizeof(partitions[0]));
         break;
     case CL_DEVICE_PARTITION_AFFINITY_DOMAIN:
-        put_u64(&a, 0);
+        put_u64(&a, splits ? kiln_rt_device_affinity_domains(d) : 0);
         break;
     case CL_DEVICE_PARTITION_TYPE:
-        put_bytes(&a, NULL, 0);
+        put_bytes(&a, d->partition, d->partition_len * sizeof(*d->partition));
         break;
     case CL_DEVICE_REFERENCE_COUNT:
-        put_u32(&a, 1);
+        /* Root devices always answer 1 (they are not counted). */
+        put_u32(&a, d->parent ? atomic_load_explicit(&d->obj.refs, memory_order_relaxed) : 1);
         break;
     case CL_DEVICE_SVM_CAPABILITIES:
         put_u64(&a, 0);
@@ -403,15 +426,4 @@ cl_int CL_API_CALL clGetDeviceInfo(cl_device_id device, cl_device_info param, si
         return KILN_ERR(CL_INVALID_VALUE, "unknown device query 0x%x", param);
     }
     return kiln_rt_info(a.ptr, a.size, size, value, size_ret);
-}
-
-cl_int CL_API_CALL clRetainDevice(cl_device_id device)
-{
-    /* Root devices are not reference counted (OpenCL 3.0 §4.4). */
-    return kiln_rt_check_device(device);
-}
-
-cl_int CL_API_CALL clReleaseDevice(cl_device_id device)
-{
-    return kiln_rt_check_device(device);
 }

@@ -331,8 +331,13 @@ cl_int CL_API_CALL clGetKernelWorkGroupInfo(cl_kernel k, cl_device_id device,
     cl_int err = kiln_rt_check_kernel(k);
     if (err == CL_SUCCESS && device != NULL) {
         err = kiln_rt_check_device(device);
-        if (err == CL_SUCCESS && device != k->program->context->device)
-            err = KILN_ERR(CL_INVALID_DEVICE, "the device is not the kernel's");
+        if (err == CL_SUCCESS)
+            err = kiln_rt_program_has_device(k->program, device);
+    } else if (err == CL_SUCCESS) {
+        cl_uint n;
+        kiln_rt_program_devices(k->program, &n);
+        if (n > 1)
+            err = KILN_ERR(CL_INVALID_DEVICE, "device is NULL but the kernel has %u devices", n);
     }
     if (err != CL_SUCCESS)
         return err;
@@ -373,8 +378,8 @@ cl_int CL_API_CALL clGetKernelWorkGroupInfo(cl_kernel k, cl_device_id device,
  * four groups per compute unit when the range allows it. A divisor of the global
  * size is preferred; otherwise the last group is partial (non-uniform groups).
  */
-static void pick_local_size(cl_kernel k, cl_uint dim, const size_t *global, bool uniform,
-                            size_t *local)
+static void pick_local_size(cl_kernel k, cl_device_id dev, cl_uint dim, const size_t *global,
+                            bool uniform, size_t *local)
 {
     const size_t *r = k->cc->reqd_work_group_size;
     for (cl_uint d = 0; d < 3; d++)
@@ -387,7 +392,7 @@ static void pick_local_size(cl_kernel k, cl_uint dim, const size_t *global, bool
     size_t others = 1;
     for (cl_uint d = 1; d < dim; d++)
         others *= global[d];
-    size_t cu = k->program->context->device->compute_units;
+    size_t cu = dev->compute_units;
     size_t want = 1024;
     while (want > 16 && (global[0] / want) * others < 4 * cu)
         want /= 2;
@@ -484,6 +489,9 @@ static cl_int check_ndrange(cl_command_queue q, cl_kernel k, cl_uint dim, const 
     }
     const size_t *r = k->cc->reqd_work_group_size;
     const cl_device_id dev = q->device;
+    if (k->program->from_binary && k->program->binary_device != dev)
+        return KILN_ERR(CL_INVALID_PROGRAM_EXECUTABLE,
+                        "the program was built from a binary for another device");
     if (local) {
         size_t total = 1;
         for (cl_uint d = 0; d < dim; d++) {
@@ -543,7 +551,7 @@ static cl_int enqueue_ndrange(cl_command_queue q, cl_kernel k, cl_uint dim, cons
         bool uniform =
             k->program->options && strstr(k->program->options, "-cl-uniform-work-group-size");
         pthread_mutex_unlock(&k->program->lock);
-        pick_local_size(k, dim, global, uniform, chosen);
+        pick_local_size(k, q->device, dim, global, uniform, chosen);
         local = chosen;
     }
     struct kiln_wg_ctx *b = &nd->base;

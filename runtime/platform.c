@@ -30,6 +30,10 @@ void kiln_rt_init(const cl_icd_dispatch *dispatch)
     kiln_rt_obj_init(&d->obj, KILN_TAG_DEVICE, NULL);
     d->platform = &kiln_rt_platform;
     d->compute_units = cpu->physical_cores ? cpu->physical_cores : 1;
+    static unsigned all_cores[KILN_CPU_MAX_CORES];
+    for (unsigned i = 0; i < d->compute_units; i++)
+        all_cores[i] = i;
+    d->cores = all_cores;
     d->global_mem_size = cpu->global_mem_size;
     /* OpenCL 3.0 §4.2: at least max(1/4 of global memory, 128 MiB). */
     d->max_alloc = d->global_mem_size / 4;

@@ -83,6 +83,28 @@ cl_program CL_API_CALL clCreateProgramWithSource(cl_context context, cl_uint cou
     return p;
 }
 
+/* The program's devices: the one a binary was given for, else every device of its context. */
+const cl_device_id *kiln_rt_program_devices(cl_program p, cl_uint *n)
+{
+    if (p->from_binary) {
+        *n = 1;
+        return &p->binary_device;
+    }
+    *n = p->context->num_devices;
+    return p->context->devices;
+}
+
+cl_int kiln_rt_program_has_device(cl_program p, cl_device_id d)
+{
+    cl_uint n;
+    const cl_device_id *devs = kiln_rt_program_devices(p, &n);
+    for (cl_uint i = 0; i < n; i++)
+        if (devs[i] == d)
+            return CL_SUCCESS;
+    return KILN_ERR(CL_INVALID_DEVICE, "device %p is not a device of program %p", (void *)d,
+                    (void *)p);
+}
+
 static cl_int check_program_devices(cl_program p, cl_uint num_devices,
                                     const cl_device_id *device_list)
 {
@@ -93,8 +115,9 @@ static cl_int check_program_devices(cl_program p, cl_uint num_devices,
         cl_int err = kiln_rt_check_device(device_list[i]);
         if (err != CL_SUCCESS)
             return err;
-        if (device_list[i] != p->context->device)
-            return KILN_ERR(CL_INVALID_DEVICE, "device %u is not in the program's context", i);
+        err = kiln_rt_program_has_device(p, device_list[i]);
+        if (err != CL_SUCCESS)
+            return err;
     }
     return CL_SUCCESS;
 }
@@ -276,11 +299,13 @@ cl_int CL_API_CALL clGetProgramInfo(cl_program p, cl_program_info param_name,
         return kiln_rt_info(&p->context, sizeof(p->context), param_value_size, param_value,
                             param_value_size_ret);
     case CL_PROGRAM_NUM_DEVICES:
-        u = 1;
+        kiln_rt_program_devices(p, &u);
         return kiln_rt_info(&u, sizeof(u), param_value_size, param_value, param_value_size_ret);
-    case CL_PROGRAM_DEVICES:
-        return kiln_rt_info(&p->context->device, sizeof(cl_device_id), param_value_size,
-                            param_value, param_value_size_ret);
+    case CL_PROGRAM_DEVICES: {
+        const cl_device_id *devs = kiln_rt_program_devices(p, &u);
+        return kiln_rt_info(devs, u * sizeof(cl_device_id), param_value_size, param_value,
+                            param_value_size_ret);
+    }
     case CL_PROGRAM_SOURCE:
         return kiln_rt_info_str(p->source ? p->source : "", param_value_size, param_value,
                                 param_value_size_ret);
@@ -329,8 +354,8 @@ cl_int CL_API_CALL clGetProgramBuildInfo(cl_program p, cl_device_id device,
     cl_int err = kiln_rt_check_program(p);
     if (err == CL_SUCCESS)
         err = kiln_rt_check_device(device);
-    if (err == CL_SUCCESS && device != p->context->device)
-        err = KILN_ERR(CL_INVALID_DEVICE, "the device is not in the program's context");
+    if (err == CL_SUCCESS)
+        err = kiln_rt_program_has_device(p, device);
     if (err != CL_SUCCESS)
         return err;
     cl_build_status status;
@@ -400,13 +425,13 @@ cl_program CL_API_CALL clCreateProgramWithBinary(cl_context context, cl_uint num
                        (void *)device_list);
     for (cl_uint i = 0; err == CL_SUCCESS && i < num_devices; i++) {
         err = kiln_rt_check_device(device_list[i]);
-        if (err == CL_SUCCESS && device_list[i] != context->device)
-            err = KILN_ERR(CL_INVALID_DEVICE, "device %u is not in the context", i);
+        if (err == CL_SUCCESS)
+            err = kiln_rt_context_has_device(context, device_list[i]);
     }
-    /* The context has one device, so one binary: a second would name it again. */
+    /* One program, one executable: a binary for one device at a time. */
     if (err == CL_SUCCESS && num_devices > 1)
-        err = KILN_ERR(CL_INVALID_DEVICE, "device_list names the context's device %u times",
-                       num_devices);
+        err =
+            KILN_ERR(CL_INVALID_DEVICE, "Kiln loads a binary for one device, not %u", num_devices);
     if (err == CL_SUCCESS && (!lengths || !binaries || !lengths[0] || !binaries[0])) {
         err = KILN_ERR(CL_INVALID_VALUE, "binary 0 is NULL or empty");
         if (binary_status)
@@ -434,6 +459,7 @@ cl_program CL_API_CALL clCreateProgramWithBinary(cl_context context, cl_uint num
         p->built = built;
         p->log = log;
         p->from_binary = true;
+        p->binary_device = device_list[0];
         atomic_init(&p->num_kernel_objs, 0);
     } else {
         if (built)
@@ -467,8 +493,8 @@ cl_program CL_API_CALL clCreateProgramWithBuiltInKernels(cl_context context, cl_
                        num_devices, (void *)device_list, (const void *)kernel_names);
     for (cl_uint i = 0; err == CL_SUCCESS && i < num_devices; i++) {
         err = kiln_rt_check_device(device_list[i]);
-        if (err == CL_SUCCESS && device_list[i] != context->device)
-            err = KILN_ERR(CL_INVALID_DEVICE, "device %u is not in the context", i);
+        if (err == CL_SUCCESS)
+            err = kiln_rt_context_has_device(context, device_list[i]);
     }
     if (err == CL_SUCCESS)
         err = KILN_ERR(CL_INVALID_VALUE, "the device has no built-in kernels (asked for \"%s\")",

@@ -34,6 +34,7 @@ static void queue_destroy(struct kiln_object *obj)
     drop_outstanding(q);
     free(q->outstanding);
     pthread_mutex_destroy(&q->lock);
+    kiln_rt_device_drop(q->device);
     kiln_rt_obj_drop(&q->context->obj);
     free(q->prop_list);
     free(q);
@@ -96,6 +97,7 @@ static cl_int queue_create(cl_context ctx, cl_device_id dev, cl_command_queue_pr
     q->context = ctx;
     kiln_rt_obj_hold(&ctx->obj);
     q->device = dev;
+    kiln_rt_device_hold(dev);
     q->props = props;
     *out = q;
     return CL_SUCCESS;
@@ -106,8 +108,8 @@ static cl_int check_ctx_device(cl_context ctx, cl_device_id dev)
     cl_int err = kiln_rt_check_context(ctx);
     if (err == CL_SUCCESS)
         err = kiln_rt_check_device(dev);
-    if (err == CL_SUCCESS && ctx->device != dev)
-        err = KILN_ERR(CL_INVALID_DEVICE, "the device is not in the context");
+    if (err == CL_SUCCESS)
+        err = kiln_rt_context_has_device(ctx, dev);
     return err;
 }
 

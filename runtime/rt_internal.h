@@ -124,6 +124,15 @@ struct _cl_device_id {
     cl_platform_id platform;
     struct kiln_sched *sched; /* created on first use, under kiln_rt_device_sched() */
     cl_uint compute_units;
+    /*
+     * Its compute units: indices into kiln_cpu_info's core table, compute_units of them.
+     * A sub-device's pool runs one worker on each of these cores and nowhere else.
+     */
+    unsigned *cores;
+    cl_device_id parent; /* held; NULL for the root device */
+    /* How it was made (CL_DEVICE_PARTITION_TYPE), 0-terminated; NULL for the root device. */
+    cl_device_partition_property *partition;
+    size_t partition_len; /* entries, the terminator included */
     cl_ulong global_mem_size;
     cl_ulong max_alloc;
     cl_ulong local_mem_size;
@@ -137,6 +146,11 @@ extern struct _cl_device_id kiln_rt_device;
 
 cl_int kiln_rt_check_platform(cl_platform_id p);
 cl_int kiln_rt_check_device(cl_device_id d);
+/* The affinity domains `d` can be partitioned by (CL_DEVICE_PARTITION_AFFINITY_DOMAIN). */
+cl_device_affinity_domain kiln_rt_device_affinity_domains(cl_device_id d);
+/* Internal references to a device: counted for sub-devices, nothing for the root device. */
+void kiln_rt_device_hold(cl_device_id d);
+void kiln_rt_device_drop(cl_device_id d);
 /* CL_SUCCESS when `type` selects Kiln's device, else CL_INVALID_DEVICE_TYPE or CL_DEVICE_NOT_FOUND.
  */
 cl_int kiln_rt_check_device_type(cl_device_type type);
@@ -169,7 +183,9 @@ cl_int kiln_rt_dtor_push(struct kiln_rt_callback **list, pthread_mutex_t *lock, 
 
 struct _cl_context {
     struct kiln_object obj;
-    cl_device_id device;
+    cl_device_id device;   /* devices[0] */
+    cl_device_id *devices; /* held, without duplicates */
+    cl_uint num_devices;
     cl_context_properties *props; /* copy, 0-terminated, NULL when none given */
     size_t num_props;             /* entries in props including the terminator */
     void(CL_CALLBACK *notify)(const char *, const void *, size_t, void *);
@@ -179,6 +195,8 @@ struct _cl_context {
 };
 
 cl_int kiln_rt_check_context(cl_context c);
+/* CL_SUCCESS when `d` is a device of `c`, else CL_INVALID_DEVICE with a message. */
+cl_int kiln_rt_context_has_device(cl_context c, cl_device_id d);
 
 /* ---- events and commands (event.c, command.c) --------------------------------- */
 
@@ -364,6 +382,7 @@ struct _cl_program {
     /* Made by clCreateProgramWithBinary: `built` is the loaded binary from the start,
      * and clBuildProgram only makes it the program's executable. */
     bool from_binary;
+    cl_device_id binary_device; /* from_binary: the device the binary was given for */
 };
 
 struct kiln_rt_arg {
@@ -382,6 +401,10 @@ struct _cl_kernel {
 };
 
 cl_int kiln_rt_check_program(cl_program p);
+/* The program's devices: the one a binary was given for, else every device of its context. */
+const cl_device_id *kiln_rt_program_devices(cl_program p, cl_uint *n);
+/* CL_SUCCESS when `d` is one of them, else CL_INVALID_DEVICE with a message. */
+cl_int kiln_rt_program_has_device(cl_program p, cl_device_id d);
 cl_int kiln_rt_check_kernel(cl_kernel k);
 /* The compiler library's function table, loaded on first use. */
 cl_int kiln_rt_compiler(const struct kiln_cc_interface **out);

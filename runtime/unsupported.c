@@ -37,24 +37,6 @@ cl_int CL_API_CALL clGetDeviceAndHostTimer(cl_device_id device, cl_ulong *device
     return err;
 }
 
-/* ---- devices -------------------------------------------------------------------- */
-
-cl_int CL_API_CALL clCreateSubDevices(cl_device_id in_device,
-                                      const cl_device_partition_property *properties,
-                                      cl_uint num_devices, cl_device_id *out_devices,
-                                      cl_uint *num_devices_ret)
-{
-    (void)num_devices;
-    (void)out_devices;
-    (void)num_devices_ret;
-    cl_int err = kiln_rt_check_device(in_device);
-    if (err == CL_SUCCESS && properties == NULL)
-        err = KILN_ERR(CL_INVALID_VALUE, "properties is NULL");
-    if (err == CL_SUCCESS)
-        err = KILN_ERR(CL_INVALID_VALUE, "the device reports no partition types");
-    return err;
-}
-
 /* ---- images and samplers -------------------------------------------------------- */
 
 static cl_mem no_image(cl_context context, cl_int *errcode_ret)
