@@ -71,6 +71,8 @@ void kiln_rt_command_free(struct kiln_rt_command *cmd)
         free(cmd->u.nd.args);
         free(cmd->u.nd.arg_store);
     }
+    if (cmd->kind == KILN_CMD_SVM_FREE)
+        free(cmd->u.svm_free.ptrs); /* a command that never ran */
     free(cmd->deps);
     kiln_rt_obj_drop(&cmd->event->obj);
     free(cmd);
@@ -251,6 +253,11 @@ static void launch(struct kiln_rt_command *cmd)
     case KILN_CMD_MARKER:
     case KILN_CMD_MIGRATE:
         /* Mapping is zero-copy and host and device share memory: nothing to run. */
+        complete(cmd, CL_COMPLETE);
+        return;
+    case KILN_CMD_SVM_FREE:
+        /* The callback runs here, on the thread that launches the command, no lock held. */
+        kiln_rt_svm_free_run(cmd);
         complete(cmd, CL_COMPLETE);
         return;
     }

@@ -34,6 +34,7 @@ static void context_destroy(struct kiln_object *obj)
         ((void(CL_CALLBACK *)(cl_context, void *))cb->fn)(c, cb->user_data);
         free(cb);
     }
+    kiln_rt_svm_free_all(c);
     pthread_mutex_destroy(&c->lock);
     for (cl_uint i = 0; i < c->num_devices; i++)
         kiln_rt_device_drop(c->devices[i]);

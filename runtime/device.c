@@ -4,7 +4,7 @@
  *
  * Values come from hwloc through device-cpu (kiln_cpu_info_get). The rule: report
  * only what works. Optional features whose tests do not exist yet read as absent
- * (no images, no pipes, no SVM, no fp64, no sub-groups); docs/status.md lists them.
+ * (no images, no pipes, no fp64, no sub-groups); docs/status.md lists them.
  */
 #include "rt_internal.h"
 
@@ -406,7 +406,9 @@ cl_int CL_API_CALL clGetDeviceInfo(cl_device_id device, cl_device_info param, si
         put_u32(&a, d->parent ? atomic_load_explicit(&d->obj.refs, memory_order_relaxed) : 1);
         break;
     case CL_DEVICE_SVM_CAPABILITIES:
-        put_u64(&a, 0);
+        /* One address space and coherent caches: every kind is plain memory (svm.c). */
+        put_u64(&a, CL_DEVICE_SVM_COARSE_GRAIN_BUFFER | CL_DEVICE_SVM_FINE_GRAIN_BUFFER |
+                        CL_DEVICE_SVM_FINE_GRAIN_SYSTEM);
         break;
     case CL_DEVICE_ATOMIC_MEMORY_CAPABILITIES:
         /* the minimum OpenCL 3.0 requires */

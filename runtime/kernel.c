@@ -453,7 +453,7 @@ static cl_int snapshot_args(cl_kernel k, struct kiln_rt_command *cmd, size_t loc
             at += sizeof(size_t);
             break;
         default: {
-            void *data = a->mem ? a->mem->data : NULL;
+            void *data = a->mem ? a->mem->data : a->svm;
             memcpy(slot, &data, sizeof(void *));
             at += sizeof(void *);
             if (a->mem) {

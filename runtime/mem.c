@@ -172,7 +172,6 @@ cl_int CL_API_CALL clGetMemObjectInfo(cl_mem m, cl_mem_info param_name, size_t p
     if (err != CL_SUCCESS)
         return err;
     cl_uint u;
-    cl_bool no = CL_FALSE;
     switch (param_name) {
     case CL_MEM_TYPE:
         return kiln_rt_info(&m->type, sizeof(m->type), param_value_size, param_value,
@@ -201,8 +200,11 @@ cl_int CL_API_CALL clGetMemObjectInfo(cl_mem m, cl_mem_info param_name, size_t p
     case CL_MEM_OFFSET:
         return kiln_rt_info(&m->offset, sizeof(m->offset), param_value_size, param_value,
                             param_value_size_ret);
-    case CL_MEM_USES_SVM_POINTER:
-        return kiln_rt_info(&no, sizeof(no), param_value_size, param_value, param_value_size_ret);
+    case CL_MEM_USES_SVM_POINTER: {
+        const cl_mem root = m->parent ? m->parent : m;
+        cl_bool svm = root->host_ptr && kiln_rt_svm_contains(m->context, root->host_ptr);
+        return kiln_rt_info(&svm, sizeof(svm), param_value_size, param_value, param_value_size_ret);
+    }
     case CL_MEM_PROPERTIES:
         return kiln_rt_info(NULL, 0, param_value_size, param_value, param_value_size_ret);
     default:
@@ -353,10 +355,10 @@ static cl_int check_range(cl_mem m, size_t offset, size_t size)
 }
 
 /* Build and submit a byte-moving command. mem_a and mem_b are held until it completes. */
-static cl_int submit_bytes(cl_command_queue q, enum kiln_rt_cmd_kind kind, cl_command_type type,
-                           void *dst, const void *src, size_t size, cl_mem mem_a, cl_mem mem_b,
-                           const void *pattern, size_t pattern_size, cl_bool blocking, cl_uint n,
-                           const cl_event *list, cl_event *event)
+cl_int kiln_rt_submit_bytes(cl_command_queue q, enum kiln_rt_cmd_kind kind, cl_command_type type,
+                            void *dst, const void *src, size_t size, cl_mem mem_a, cl_mem mem_b,
+                            const void *pattern, size_t pattern_size, cl_bool blocking, cl_uint n,
+                            const cl_event *list, cl_event *event)
 {
     struct kiln_rt_command *cmd = NULL;
     cl_int err = kiln_rt_command_create(q, kind, type, &cmd);
@@ -370,8 +372,10 @@ static cl_int submit_bytes(cl_command_queue q, enum kiln_rt_cmd_kind kind, cl_co
         cmd->u.copy.pattern = cmd->u.copy.pattern_store;
         cmd->u.copy.pattern_size = pattern_size;
     }
-    cmd->mems[0] = mem_a;
-    kiln_rt_obj_hold(&mem_a->obj);
+    if (mem_a) {
+        cmd->mems[0] = mem_a;
+        kiln_rt_obj_hold(&mem_a->obj);
+    }
     if (mem_b) {
         cmd->mems[1] = mem_b;
         kiln_rt_obj_hold(&mem_b->obj);
@@ -393,8 +397,9 @@ cl_int CL_API_CALL clEnqueueReadBuffer(cl_command_queue q, cl_mem buffer, cl_boo
     if (err == CL_SUCCESS)
         err = kiln_rt_check_wait_list(q, n, list);
     if (err == CL_SUCCESS)
-        err = submit_bytes(q, KILN_CMD_READ, CL_COMMAND_READ_BUFFER, ptr, buffer->data + offset,
-                           size, buffer, NULL, NULL, 0, blocking, n, list, event);
+        err = kiln_rt_submit_bytes(q, KILN_CMD_READ, CL_COMMAND_READ_BUFFER, ptr,
+                                   buffer->data + offset, size, buffer, NULL, NULL, 0, blocking, n,
+                                   list, event);
     return err;
 }
 
@@ -412,8 +417,9 @@ cl_int CL_API_CALL clEnqueueWriteBuffer(cl_command_queue q, cl_mem buffer, cl_bo
     if (err == CL_SUCCESS)
         err = kiln_rt_check_wait_list(q, n, list);
     if (err == CL_SUCCESS)
-        err = submit_bytes(q, KILN_CMD_WRITE, CL_COMMAND_WRITE_BUFFER, buffer->data + offset, ptr,
-                           size, buffer, NULL, NULL, 0, blocking, n, list, event);
+        err =
+            kiln_rt_submit_bytes(q, KILN_CMD_WRITE, CL_COMMAND_WRITE_BUFFER, buffer->data + offset,
+                                 ptr, size, buffer, NULL, NULL, 0, blocking, n, list, event);
     return err;
 }
 
@@ -438,9 +444,9 @@ cl_int CL_API_CALL clEnqueueCopyBuffer(cl_command_queue q, cl_mem src, cl_mem ds
     if (err == CL_SUCCESS)
         err = kiln_rt_check_wait_list(q, n, list);
     if (err == CL_SUCCESS)
-        err =
-            submit_bytes(q, KILN_CMD_COPY, CL_COMMAND_COPY_BUFFER, dst->data + dst_offset,
-                         src->data + src_offset, size, src, dst, NULL, 0, CL_FALSE, n, list, event);
+        err = kiln_rt_submit_bytes(q, KILN_CMD_COPY, CL_COMMAND_COPY_BUFFER, dst->data + dst_offset,
+                                   src->data + src_offset, size, src, dst, NULL, 0, CL_FALSE, n,
+                                   list, event);
     return err;
 }
 
@@ -461,8 +467,9 @@ cl_int CL_API_CALL clEnqueueFillBuffer(cl_command_queue q, cl_mem buffer, const 
     if (err == CL_SUCCESS)
         err = kiln_rt_check_wait_list(q, n, list);
     if (err == CL_SUCCESS)
-        err = submit_bytes(q, KILN_CMD_FILL, CL_COMMAND_FILL_BUFFER, buffer->data + offset, NULL,
-                           size, buffer, NULL, pattern, pattern_size, CL_FALSE, n, list, event);
+        err = kiln_rt_submit_bytes(q, KILN_CMD_FILL, CL_COMMAND_FILL_BUFFER, buffer->data + offset,
+                                   NULL, size, buffer, NULL, pattern, pattern_size, CL_FALSE, n,
+                                   list, event);
     return err;
 }
 
@@ -695,8 +702,10 @@ static cl_int submit_rect(cl_command_queue q, cl_command_type type, unsigned cha
     r->dst_slice = ds->slice;
     r->src_row = ss->row;
     r->src_slice = ss->slice;
-    cmd->mems[0] = mem_a;
-    kiln_rt_obj_hold(&mem_a->obj);
+    if (mem_a) {
+        cmd->mems[0] = mem_a;
+        kiln_rt_obj_hold(&mem_a->obj);
+    }
     if (mem_b) {
         cmd->mems[1] = mem_b;
         kiln_rt_obj_hold(&mem_b->obj);

@@ -190,8 +190,9 @@ struct _cl_context {
     size_t num_props;             /* entries in props including the terminator */
     void(CL_CALLBACK *notify)(const char *, const void *, size_t, void *);
     void *notify_data;
-    pthread_mutex_t lock;           /* leaf: guards dtors */
+    pthread_mutex_t lock;           /* leaf: guards dtors and svm */
     struct kiln_rt_callback *dtors; /* under lock: destructor callbacks, newest first */
+    struct kiln_rt_svm *svm;        /* under lock: clSVMAlloc allocations, newest first */
 };
 
 cl_int kiln_rt_check_context(cl_context c);
@@ -237,6 +238,7 @@ enum kiln_rt_cmd_kind {
     KILN_CMD_MARKER,  /* markers and barriers: nothing to run */
     KILN_CMD_RECT,    /* rectangular read, write or copy */
     KILN_CMD_MIGRATE, /* one device with host memory: nothing to move */
+    KILN_CMD_SVM_FREE,
 };
 
 struct kiln_rt_ndrange {
@@ -260,6 +262,14 @@ struct kiln_rt_copy {
     const void *pattern; /* fill: points into pattern_store */
     size_t pattern_size;
     unsigned char pattern_store[128];
+};
+
+/* clEnqueueSVMFree: the application's callback, or clSVMFree of each pointer. */
+struct kiln_rt_svm_free {
+    void(CL_CALLBACK *fn)(cl_command_queue, cl_uint, void *[], void *);
+    void *user_data;
+    void **ptrs; /* a copy, malloc'd */
+    cl_uint num;
 };
 
 /* A box of region[2] slices of region[1] rows of region[0] bytes. */
@@ -293,6 +303,7 @@ struct kiln_rt_command {
         struct kiln_rt_ndrange nd;
         struct kiln_rt_copy copy;
         struct kiln_rt_rect rect;
+        struct kiln_rt_svm_free svm_free;
     } u;
 };
 
@@ -313,6 +324,25 @@ void kiln_rt_command_discard(struct kiln_rt_command *cmd);
 cl_int kiln_rt_command_submit(struct kiln_rt_command *cmd, cl_uint num_events,
                               const cl_event *wait_list, cl_event *event_ret, bool blocking);
 cl_int kiln_rt_check_wait_list(cl_command_queue q, cl_uint num_events, const cl_event *wait_list);
+/*
+ * Submit a byte command (KILN_CMD_READ, WRITE, COPY, FILL) of `size` bytes from src to
+ * dst (fill: `pattern` of pattern_size bytes, copied), holding mem_a and mem_b (either
+ * may be NULL) until it completes.
+ */
+cl_int kiln_rt_submit_bytes(cl_command_queue q, enum kiln_rt_cmd_kind kind, cl_command_type type,
+                            void *dst, const void *src, size_t size, cl_mem mem_a, cl_mem mem_b,
+                            const void *pattern, size_t pattern_size, cl_bool blocking, cl_uint n,
+                            const cl_event *list, cl_event *event);
+
+/* ---- shared virtual memory (svm.c) ---------------------------------------------- */
+
+struct kiln_rt_svm;
+/* Run a clEnqueueSVMFree command: the callback or clSVMFree of each pointer. */
+void kiln_rt_svm_free_run(struct kiln_rt_command *cmd);
+/* Free what clSVMAlloc gave out in `c` and clSVMFree did not take back (c is dying). */
+void kiln_rt_svm_free_all(cl_context c);
+/* True when `p` lies inside one of c's SVM allocations. */
+bool kiln_rt_svm_contains(cl_context c, const void *p);
 
 /* ---- command queue (queue.c) ---------------------------------------------------- */
 
@@ -389,6 +419,7 @@ struct kiln_rt_arg {
     bool set;
     size_t size;          /* local: bytes requested; value: bytes stored */
     cl_mem mem;           /* buffer args */
+    void *svm;            /* pointer args set by clSetKernelArgSVMPointer (mem is NULL) */
     unsigned char *value; /* by-value bytes (malloc), or NULL */
 };
 
