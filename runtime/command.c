@@ -71,6 +71,12 @@ void kiln_rt_command_free(struct kiln_rt_command *cmd)
         free(cmd->u.nd.args);
         free(cmd->u.nd.arg_store);
     }
+    if (cmd->kind == KILN_CMD_NATIVE) {
+        for (cl_uint i = 0; i < cmd->u.native.num_held; i++)
+            kiln_rt_obj_drop(&cmd->u.native.held[i]->obj);
+        free(cmd->u.native.held);
+        free(cmd->u.native.args);
+    }
     if (cmd->kind == KILN_CMD_SVM_FREE)
         free(cmd->u.svm_free.ptrs); /* a command that never ran */
     free(cmd->deps);
@@ -184,6 +190,15 @@ static void run_rows(struct kiln_sched_job *job, size_t first, size_t count,
     }
 }
 
+/* A native kernel: one item, the application's function on its argument copy. */
+static void run_native(struct kiln_sched_job *job, size_t first, size_t count,
+                       const struct kiln_sched_worker *w)
+{
+    (void)first, (void)count, (void)w;
+    struct kiln_rt_command *cmd = job->user;
+    cmd->u.native.fn(cmd->u.native.args);
+}
+
 static void job_done(struct kiln_sched_job *job)
 {
     complete(job->user, CL_COMPLETE);
@@ -260,6 +275,11 @@ static void launch(struct kiln_rt_command *cmd)
         kiln_rt_svm_free_run(cmd);
         complete(cmd, CL_COMPLETE);
         return;
+    case KILN_CMD_NATIVE:
+        job->num_items = 1;
+        job->min_chunk = 1;
+        job->run = run_native;
+        break;
     }
     if (job->num_items == 0) {
         complete(cmd, CL_COMPLETE);

@@ -327,7 +327,7 @@ cl_int CL_API_CALL clGetDeviceInfo(cl_device_id device, cl_device_info param, si
         put_size(&a, 1);
         break;
     case CL_DEVICE_EXECUTION_CAPABILITIES:
-        put_u64(&a, CL_EXEC_KERNEL);
+        put_u64(&a, CL_EXEC_KERNEL | CL_EXEC_NATIVE_KERNEL);
         break;
     case CL_DEVICE_QUEUE_ON_HOST_PROPERTIES:
         put_u64(&a, CL_QUEUE_PROFILING_ENABLE | CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE);

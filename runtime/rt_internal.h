@@ -239,6 +239,7 @@ enum kiln_rt_cmd_kind {
     KILN_CMD_RECT,    /* rectangular read, write or copy */
     KILN_CMD_MIGRATE, /* one device with host memory: nothing to move */
     KILN_CMD_SVM_FREE,
+    KILN_CMD_NATIVE, /* clEnqueueNativeKernel: a host function on a worker */
 };
 
 struct kiln_rt_ndrange {
@@ -270,6 +271,14 @@ struct kiln_rt_svm_free {
     void *user_data;
     void **ptrs; /* a copy, malloc'd */
     cl_uint num;
+};
+
+/* clEnqueueNativeKernel: the function and its copied, translated argument block. */
+struct kiln_rt_native {
+    void(CL_CALLBACK *fn)(void *);
+    void *args;   /* malloc'd copy, or NULL */
+    cl_mem *held; /* the memory objects named, held until completion */
+    cl_uint num_held;
 };
 
 /* A box of region[2] slices of region[1] rows of region[0] bytes. */
@@ -304,6 +313,7 @@ struct kiln_rt_command {
         struct kiln_rt_copy copy;
         struct kiln_rt_rect rect;
         struct kiln_rt_svm_free svm_free;
+        struct kiln_rt_native native;
     } u;
 };
 

@@ -269,19 +269,6 @@ cl_int CL_API_CALL clGetKernelSubGroupInfo(cl_kernel kernel, cl_device_id device
     return err;
 }
 
-cl_int CL_API_CALL clEnqueueNativeKernel(cl_command_queue q, void(CL_CALLBACK *fn)(void *),
-                                         void *args, size_t cb_args, cl_uint num_mem_objects,
-                                         const cl_mem *mem_list, const void **args_mem_loc,
-                                         cl_uint n, const cl_event *list, cl_event *event)
-{
-    (void)fn, (void)args, (void)cb_args, (void)num_mem_objects, (void)mem_list, (void)args_mem_loc,
-        (void)n, (void)list, (void)event;
-    cl_int err = kiln_rt_check_queue(q);
-    if (err == CL_SUCCESS)
-        err = KILN_ERR(CL_INVALID_OPERATION, "the device does not report CL_EXEC_NATIVE_KERNEL");
-    return err;
-}
-
 cl_int CL_API_CALL clSetDefaultDeviceCommandQueue(cl_context context, cl_device_id device,
                                                   cl_command_queue command_queue)
 {
