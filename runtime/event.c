@@ -151,6 +151,17 @@ cl_int kiln_rt_event_wait(cl_event e)
     cl_int st = atomic_load_explicit(&e->status, memory_order_acquire);
     if (st <= CL_COMPLETE)
         return st;
+    /*
+     * Rather than sleep while work is queued, run it: a small command then completes on
+     * this thread without waiting for a worker to wake up (DESIGN.md §5). Only when nothing
+     * is left to claim, or another waiting thread is already helping, sleep.
+     */
+    struct kiln_sched *s = NULL;
+    if (e->queue && kiln_rt_device_sched(e->queue->device, &s) == CL_SUCCESS && s) {
+        while (atomic_load_explicit(&e->status, memory_order_acquire) > CL_COMPLETE &&
+               kiln_sched_help(s, NULL) > 0)
+            ;
+    }
     pthread_mutex_lock(&e->lock);
     while ((st = atomic_load_explicit(&e->status, memory_order_acquire)) > CL_COMPLETE)
         pthread_cond_wait(&e->cond, &e->lock);

@@ -102,6 +102,7 @@ struct kiln_sched {
     int start_err;                      /* under lock: first worker failure, errno */
     bool stop;                          /* under lock */
     struct arena *spare;                /* under lock: arenas for non-worker threads */
+    bool helper_arena_made;             /* under lock: an arena exists (spare or in use) */
 
     /* Read-only after kiln_sched_create(). */
     unsigned num_workers;
@@ -324,9 +325,14 @@ static struct arena *arena_new(struct kiln_sched *s)
 }
 
 /*
- * An arena for the calling thread: a spare one, else a new one. When memory
- * runs out, `wait` waits for another caller to give one back (zero-worker mode
- * made one at creation, so one exists); otherwise returns NULL.
+ * An arena for a calling thread: a spare one, else a new one.
+ *
+ * Every such arena carries the worker index num_workers, and per-index areas (a kernel's
+ * barrier scratch) belong to one thread at a time within a job. With zero workers each job
+ * runs whole on the thread that submits it, so callers may each have an arena (`wait`: a new
+ * one, or, out of memory, wait for one to come back; creation made one, so one exists).
+ * Helpers (kiln_sched_help, !wait) may claim chunks of a job workers are running, so only
+ * one arena ever serves them: while it is in use, or when it cannot be made, NULL.
  * Takes and drops s->lock.
  */
 static struct arena *arena_take(struct kiln_sched *s, bool wait)
@@ -335,10 +341,21 @@ static struct arena *arena_take(struct kiln_sched *s, bool wait)
 
     lock(s);
     while (!(a = s->spare)) {
+        if (!wait && s->helper_arena_made) {
+            unlock(s);
+            return NULL;
+        }
+        s->helper_arena_made = true;
         unlock(s);
         a = arena_new(s);
-        if (a || !wait)
+        if (a || !wait) {
+            if (!a) {
+                lock(s);
+                s->helper_arena_made = false;
+                unlock(s);
+            }
             return a;
+        }
         lock(s);
         while (!s->spare)
             cond_wait(&s->arena_cv, s);
@@ -676,6 +693,7 @@ int kiln_sched_create(const struct kiln_sched_config *cfg, struct kiln_sched **o
     if (n == 0) {
         /* The zero-worker handshake: the caller's first arena exists before we return. */
         s->spare = arena_new(s);
+        s->helper_arena_made = s->spare != NULL;
         err = s->spare ? 0 : ENOMEM;
     } else {
         err = start_workers(s, cpus, ncpus);
