@@ -202,8 +202,8 @@ KI_EACH(KI_BITS)
 
 /*
  * mul_hi: the high half of the full product. For 8 to 32 bits the product is taken
- * in the type of twice the width (W); for 64 bits a scalar uses __int128 and a
- * vector assembles the product from 32-bit halves, so it stays in 64-bit lanes:
+ * in the type of twice the width (W); for 64 bits it is assembled from 32-bit
+ * halves, so that it stays in 64-bit lanes and vectorises (__int128 would not):
  * with x = xh:xl and y = yh:yl, hi = xh*yh + carries of the cross terms. The signed
  * high half is the unsigned one minus y where x < 0 and minus x where y < 0.
  */
@@ -230,6 +230,15 @@ KI_EACH(KI_BITS)
     }
 KI_EACH_NARROW(KI_MUL_HI)
 
+/* A comparison as a lane mask: -1 or 0 (a scalar comparison gives 1 or 0). */
+#define KI_MASK(N, c) KILN_CAT(KI_MASK_, N)(c)
+#define KI_MASK_(c)   (-(long)(c))
+#define KI_MASK_2(c)  (c)
+#define KI_MASK_3(c)  (c)
+#define KI_MASK_4(c)  (c)
+#define KI_MASK_8(c)  (c)
+#define KI_MASK_16(c) (c)
+
 /* The unsigned 64-bit high half of x * y, lane by lane in 64-bit arithmetic. */
 #define KI_MULHI_U64(UN, x, y)                                                                     \
     ({                                                                                             \
@@ -247,22 +256,6 @@ KI_EACH_NARROW(KI_MUL_HI)
               (KI_AS(N, (y) >> 63, ulong##N) & KI_AS(N, x, ulong##N)),                             \
           long##N)
 
-long KILN_OVERLOAD mul_hi(long x, long y)
-{
-    return (long)(((__int128)x * (__int128)y) >> 64);
-}
-ulong KILN_OVERLOAD mul_hi(ulong x, ulong y)
-{
-    return (ulong)(((unsigned __int128)x * (unsigned __int128)y) >> 64);
-}
-long KILN_OVERLOAD mad_hi(long x, long y, long z)
-{
-    return (long)((ulong)(((__int128)x * (__int128)y) >> 64) + (ulong)z);
-}
-ulong KILN_OVERLOAD mad_hi(ulong x, ulong y, ulong z)
-{
-    return (ulong)(((unsigned __int128)x * (unsigned __int128)y) >> 64) + z;
-}
 #define KI_MUL_HI64(N)                                                                             \
     long##N KILN_OVERLOAD mul_hi(long##N x, long##N y)                                             \
     {                                                                                              \
@@ -281,12 +274,14 @@ ulong KILN_OVERLOAD mad_hi(ulong x, ulong y, ulong z)
     {                                                                                              \
         return KI_MULHI_U64(ulong##N, x, y) + z;                                                   \
     }
+KI_MUL_HI64()
 KILN_FOR_VECTOR_SUFFIXES(KI_MUL_HI64)
 
 /*
  * mad_sat: x * y + z saturated. Up to 32 bits the exact value fits in W (for uint,
  * (2^32-1)^2 + 2^32-1 < 2^64), so it is clamped there. For 64 bits the 128-bit value
- * hi:lo is formed and saturated when hi is not the sign extension of lo.
+ * hi:lo is formed from mul_hi and the low product plus z with its carry, and
+ * saturated when hi is not the sign extension of lo (zero, for ulong).
  */
 #define KI_MAD_SAT(N, T, U, B, W)                                                                  \
     T##N KILN_OVERLOAD mad_sat(T##N x, T##N y, T##N z)                                             \
@@ -312,17 +307,6 @@ KILN_FOR_VECTOR_SUFFIXES(KI_MUL_HI64)
 #define KI_MAX_uint   UINT_MAX
 KI_EACH_NARROW(KI_MAD_SAT)
 
-long KILN_OVERLOAD mad_sat(long x, long y, long z)
-{
-    __int128 p = (__int128)x * (__int128)y + (__int128)z;
-    return (long)__builtin_elementwise_min(__builtin_elementwise_max(p, (__int128)LONG_MIN),
-                                           (__int128)LONG_MAX);
-}
-ulong KILN_OVERLOAD mad_sat(ulong x, ulong y, ulong z)
-{
-    unsigned __int128 p = (unsigned __int128)x * (unsigned __int128)y + (unsigned __int128)z;
-    return (ulong)__builtin_elementwise_min(p, (unsigned __int128)ULONG_MAX);
-}
 #define KI_MAD_SAT64(N)                                                                            \
     long##N KILN_OVERLOAD mad_sat(long##N x, long##N y, long##N z)                                 \
     {                                                                                              \
@@ -332,7 +316,7 @@ ulong KILN_OVERLOAD mad_sat(ulong x, ulong y, ulong z)
         /* carry out of the low half is -1 in a vector comparison: subtract it */                  \
         hi = KI_AS(N,                                                                              \
                    KI_AS(N, hi, ulong##N) + KI_AS(N, z >> 63, ulong##N) -                          \
-                       KI_AS(N, sum < lo, ulong##N),                                               \
+                       KI_AS(N, KI_MASK(N, sum < lo), ulong##N),                                   \
                    long##N);                                                                       \
         long##N s = KI_AS(N, sum, long##N);                                                        \
         long##N sat = (hi >> 63) ^ (long##N)LONG_MAX;                                              \
@@ -343,9 +327,10 @@ ulong KILN_OVERLOAD mad_sat(ulong x, ulong y, ulong z)
         ulong##N hi = KI_MULHI_U64(ulong##N, x, y);                                                \
         ulong##N lo = x * y;                                                                       \
         ulong##N sum = lo + z;                                                                     \
-        hi -= KI_AS(N, sum < lo, ulong##N);                                                        \
+        hi -= KI_AS(N, KI_MASK(N, sum < lo), ulong##N);                                            \
         return hi != (ulong##N)0 ? (ulong##N)ULONG_MAX : sum;                                      \
     }
+KI_MAD_SAT64()
 KILN_FOR_VECTOR_SUFFIXES(KI_MAD_SAT64)
 
 /*
@@ -371,8 +356,8 @@ KI_EACH(KI_ROTATE)
     X(N, char, uchar, 8, short, ushort)                                                            \
     X(N, short, ushort, 16, int, uint)                                                             \
     X(N, int, uint, 32, long, ulong)                                                               \
-    X(N, uchar, uchar, 8, ushort, ushort) X(N, ushort, ushort, 16, uint, uint)                     \
-        X(N, uint, uint, 32, ulong, ulong)
+    X(N, uchar, uchar, 8, ushort, ushort)                                                          \
+    X(N, ushort, ushort, 16, uint, uint) X(N, uint, uint, 32, ulong, ulong)
 KILN_FOR_WIDTHS(KI_UPSAMPLES, KI_UPSAMPLE)
 
 /*
