@@ -1,6 +1,6 @@
 /*
- * Common functions (OpenCL C 3.0 §6.15.4) for float and double, scalar and every
- * vector width: clamp, degrees, max, min, mix, radians, step, smoothstep and sign,
+ * Common functions (OpenCL C 3.0 §6.15.4) for float, double and half (cl_khr_fp16),
+ * scalar and every vector width: clamp, degrees, max, min, mix, radians, step, smoothstep and sign,
  * with the vector-scalar forms the specification lists (clamp(float4, float, float),
  * mix(float4, float4, float), step(float, float4), smoothstep(float, float, float4),
  * min(float4, float), max(float4, float)). The integer clamp, min and max are in
@@ -19,6 +19,8 @@
 #include "kiln_lib.h"
 #include "kiln_lib_types.h"
 
+#pragma OPENCL EXTENSION cl_khr_fp16 : enable
+
 #define KILN_MINMAX(T)                                                                             \
     T KILN_OVERLOAD min(T x, T y)                                                                  \
     {                                                                                              \
@@ -29,6 +31,7 @@
         return __builtin_elementwise_max(x, y);                                                    \
     }
 KILN_FOR_GENTYPE_FP(KILN_MINMAX)
+KILN_FOR_HALFN(KILN_MINMAX)
 
 /* The vector-with-scalar forms (min(float4, float)) splat the scalar. */
 #define KILN_MINMAX_SPLAT(T, S)                                                                    \
@@ -41,6 +44,7 @@ KILN_FOR_GENTYPE_FP(KILN_MINMAX)
         return __builtin_elementwise_max(x, (T)y);                                                 \
     }
 KILN_FOR_FP_V(KILN_MINMAX_SPLAT)
+KILN_FOR_V(KILN_MINMAX_SPLAT, half)
 
 /*
  * clamp(x, lo, hi) is min(max(x, lo), hi) with llvm.maxnum/minnum; undefined when
@@ -52,12 +56,14 @@ KILN_FOR_FP_V(KILN_MINMAX_SPLAT)
         return __builtin_elementwise_min(__builtin_elementwise_max(x, lo), hi);                    \
     }
 KILN_FOR_GENTYPE_FP(KILN_CLAMP)
+KILN_FOR_HALFN(KILN_CLAMP)
 #define KILN_CLAMP_SPLAT(T, S)                                                                     \
     T KILN_OVERLOAD clamp(T x, S lo, S hi)                                                         \
     {                                                                                              \
         return __builtin_elementwise_min(__builtin_elementwise_max(x, (T)lo), (T)hi);              \
     }
 KILN_FOR_FP_V(KILN_CLAMP_SPLAT)
+KILN_FOR_V(KILN_CLAMP_SPLAT, half)
 
 /* 180/pi and pi/180, correctly rounded to each type by the compiler. */
 #define KILN_DEGREES_RADIANS(T)                                                                    \
@@ -70,6 +76,7 @@ KILN_FOR_FP_V(KILN_CLAMP_SPLAT)
         return d * (T)0.017453292519943295769236907684886;                                         \
     }
 KILN_FOR_GENTYPE_FP(KILN_DEGREES_RADIANS)
+KILN_FOR_HALFN(KILN_DEGREES_RADIANS)
 
 /*
  * step(edge, x) is 0 where x < edge, else 1 (so 1 for a NaN x). sign(x) is 1 for
@@ -98,6 +105,7 @@ KILN_FOR_GENTYPE_FP(KILN_DEGREES_RADIANS)
         return x != x ? (T)0 : r;                                                                  \
     }
 KILN_FOR_GENTYPE_FP(KILN_MIX_STEP)
+KILN_FOR_HALFN(KILN_MIX_STEP)
 
 #define KILN_MIX_STEP_SPLAT(T, S)                                                                  \
     T KILN_OVERLOAD mix(T x, T y, S a)                                                             \
@@ -115,3 +123,4 @@ KILN_FOR_GENTYPE_FP(KILN_MIX_STEP)
         return t * t * ((T)3 - (T)2 * t);                                                          \
     }
 KILN_FOR_FP_V(KILN_MIX_STEP_SPLAT)
+KILN_FOR_V(KILN_MIX_STEP_SPLAT, half)

@@ -2,7 +2,8 @@
  * Common (OpenCL C 3.0 §6.15.4) and geometric (§6.15.5) builtins for float and
  * double, checked against long double host references.
  *
- * Common, at every width (1, 2, 3, 4, 8, 16), with the vector-scalar forms: clamp,
+ * Common, for half too, at every width (1, 2, 3, 4, 8, 16), with the vector-scalar
+ * forms: clamp,
  * step and sign exactly (sign keeps the sign of a zero and gives 0 for a NaN);
  * degrees and radians within 2 ulp (§7.4); mix within 4 eps * (|x| + |y|) and
  * smoothstep within 8 eps, the bounds Kiln documents (the specification leaves
@@ -30,22 +31,63 @@ struct ftype {
     const char *name;
     int bytes, mant; /* mantissa bits including the implicit one */
     int emin;        /* exponent of the smallest normal */
+    long double max;
 };
-static const struct ftype ftypes[] = {{"float", 4, 24, -126}, {"double", 8, 53, -1022}};
+static const struct ftype ftypes[] = {{"float", 4, 24, -126, FLT_MAX},
+                                      {"double", 8, 53, -1022, DBL_MAX},
+                                      {"half", 2, 11, -14, 65504}};
 
 static int stride(int n)
 {
     return n == 3 ? 4 : n;
 }
 
+/* A half's value, from its bits. */
+static long double half_value(uint16_t h)
+{
+    int e = (h >> 10) & 0x1f, m = h & 0x3ff;
+    long double v = e == 0    ? ldexpl(m, -24)
+                    : e == 31 ? (m ? NAN : INFINITY)
+                              : ldexpl(m + 1024, e - 25);
+    return (h & 0x8000) ? -v : v;
+}
+
+/* v rounded to the nearest half (ties to even), as bits. */
+static uint16_t half_bits(long double v)
+{
+    uint16_t sign = signbit(v) ? 0x8000 : 0;
+    int e;
+    v = fabsl(v);
+    if (isnan(v))
+        return 0x7e00;
+    if (isinf(v) || v == 0)
+        return sign | (v == 0 ? 0 : 0x7c00);
+    frexpl(v, &e);
+    int exp = e - 1 < -14 ? -14 : e - 1; /* v < 2^(exp + 1) */
+    uint32_t m = (uint32_t)nearbyintl(v / ldexpl(1.0L, exp - 10));
+    if (m >= 2048) {
+        m >>= 1;
+        exp++;
+    }
+    if (exp > 15)
+        return sign | 0x7c00;
+    if (m < 1024) /* denormal */
+        return sign | (uint16_t)m;
+    return sign | (uint16_t)((exp + 15) << 10) | (uint16_t)(m - 1024);
+}
+
 static long double getv(const struct ftype *t, const void *p, size_t i)
 {
+    if (t->bytes == 2)
+        return half_value(((const uint16_t *)p)[i]);
     return t->bytes == 4 ? (long double)((const float *)p)[i] : (long double)((const double *)p)[i];
 }
 
 static void setv(const struct ftype *t, void *p, size_t i, long double v)
 {
-    if (t->bytes == 4)
+    if (t->bytes == 2)
+        ((uint16_t *)p)[i] = half_bits(v);
+    else if (t->bytes == 4)
         ((float *)p)[i] = (float)v;
     else
         ((double *)p)[i] = (double)v;
@@ -73,12 +115,13 @@ static double urand(unsigned *seed)
 
 /* ---- common ---- */
 
-#define NC 11
-static const char *const cnames[NC] = {"clamp",      "clamp_s",      "degrees", "radians",
-                                       "mix",        "mix_s",        "step",    "step_s",
-                                       "smoothstep", "smoothstep_s", "sign"};
+#define NC 13
+static const char *const cnames[NC] = {"clamp", "clamp_s", "degrees", "radians",    "mix",
+                                       "mix_s", "step",    "step_s",  "smoothstep", "smoothstep_s",
+                                       "sign",  "max",     "min"};
 
 static const char *csrc =
+    "#pragma OPENCL EXTENSION cl_khr_fp16 : enable\n"
     "#define CAT_(a, b) a##b\n"
     "#define CAT(a, b) CAT_(a, b)\n"
     "#define KN(N) \\\n"
@@ -88,10 +131,11 @@ static const char *csrc =
     "  global const CAT(T, N) *v = in + i * 6; \\\n"
     "  CAT(T, N) x = v[0], y = v[1], a = v[2], lo = v[3], hi = v[4], e1 = v[5]; \\\n"
     "  global const T *q = s + i * 4; \\\n"
-    "  global CAT(T, N) *o = out + i * 11; \\\n"
+    "  global CAT(T, N) *o = out + i * 13; \\\n"
     "  o[0] = clamp(x, lo, hi); o[1] = CLAMP_S; o[2] = degrees(x); o[3] = radians(x); \\\n"
     "  o[4] = mix(x, y, a); o[5] = MIX_S; o[6] = step(lo, x); o[7] = STEP_S; \\\n"
     "  o[8] = smoothstep(lo, e1, x); o[9] = SMOOTH_S; o[10] = sign(x); \\\n"
+    "  o[11] = max(x, y); o[12] = min(x, y); \\\n"
     "}\n"
     "#define CLAMP_S clamp(x, q[0], q[1])\n"
     "#define MIX_S mix(x, y, q[2])\n"
@@ -128,8 +172,12 @@ static long double cref(int f, long double x, long double y, long double a, long
         long double t = fminl(fmaxl((x - e0) / (ee - e0), 0.0L), 1.0L);
         return t * t * (3 - 2 * t);
     }
-    default:
+    case 10:
         return isnan(x) ? 0.0L : x > 0 ? 1.0L : x < 0 ? -1.0L : x;
+    case 11:
+        return y > x ? y : x;
+    default:
+        return y < x ? y : x;
     }
 }
 
@@ -140,7 +188,7 @@ static void run_common(struct kt_env *env, const struct ftype *t)
     cl_program prog = kt_build(env, csrc, opts);
     static const int widths[] = {1, 2, 3, 4, 8, 16};
     unsigned seed = 4242u + (unsigned)t->bytes;
-    long double big = t->bytes == 4 ? FLT_MAX : DBL_MAX;
+    long double big = t->max;
     long double specials[] = {0.0L,
                               -0.0L,
                               1.0L,
@@ -212,11 +260,16 @@ static void run_common(struct kt_env *env, const struct ftype *t)
                     else if (f == 8 || f == 9)
                         tol = 8 * eps(t);
                     bool ok;
-                    if (isnan(want))
+                    if (f >= 11 && (!isfinite(v[0]) || v[0] == 0))
+                        ok = true; /* min and max are undefined for NaNs and infinities;
+                                      the sign of a zero result is left open */
+                    else if ((f == 4 || f == 5) && fabsl(v[1] - v[0]) > t->max)
+                        ok = true; /* y - x overflows in the specified x + (y - x) * a */
+                    else if (isnan(want))
                         ok = isnan(got);
                     else if (isinf(want) || tol == 0)
                         ok = got == want && signbit(got) == signbit(want);
-                    else if (fabsl(want) > (t->bytes == 4 ? FLT_MAX : DBL_MAX))
+                    else if (fabsl(want) > t->max)
                         ok = isinf(got) && signbit(got) == signbit(want); /* overflows */
                     else
                         ok = fabsl(got - want) <= tol;
@@ -433,7 +486,8 @@ int main(void)
     kt_setup(&env, 0);
     for (size_t i = 0; i < sizeof(ftypes) / sizeof(ftypes[0]); i++) {
         run_common(&env, &ftypes[i]);
-        run_geometric(&env, &ftypes[i]);
+        if (ftypes[i].bytes != 2)
+            run_geometric(&env, &ftypes[i]);
     }
     kt_teardown(&env);
     return kt_finish("common_geom");
