@@ -1,7 +1,7 @@
 /*
- * Geometric functions (OpenCL C 3.0 §6.15.5) for float and double, scalar and
- * widths 2, 3 and 4: dot, cross (3 and 4), distance, length, normalize, and for
- * float fast_distance, fast_length and fast_normalize.
+ * Geometric functions (OpenCL C 3.0 §6.15.5) for float, double and half, scalar
+ * and widths 2, 3 and 4: dot, cross (3 and 4), distance, length, normalize, and for
+ * float fast_distance, fast_length and fast_normalize. half is computed in float.
  *
  * length, distance and normalize neither overflow nor underflow: the vector is first
  * multiplied by a power of two chosen from its largest magnitude m (2^-70 for
@@ -26,6 +26,8 @@
  */
 #include "kiln_lib.h"
 #include "kiln_lib_types.h"
+
+#pragma OPENCL EXTENSION cl_khr_fp16 : enable
 
 /* The sum of the lanes of a product, written out per width so it can be contracted. */
 #define KG_DOT(N, a, b) KILN_CAT(KG_DOT_, N)(a, b)
@@ -60,6 +62,20 @@
         m_ == (T)INFINITY ? (T)INFINITY : r_;                                                      \
     })
 
+/* normalize of the T##N value p, as an expression. */
+#define KG_NORMALIZE(N, T, p)                                                                      \
+    ({                                                                                             \
+        T##N p_ = (p);                                                                             \
+        T m_ = KG_MAXABS(N, p_);                                                                   \
+        T##N unit_ = __builtin_elementwise_copysign((T##N)1, p_);                                  \
+        T##N inf_ = __builtin_elementwise_abs(p_) == (T##N)INFINITY ? unit_ : (T##N)0 * p_;        \
+        T##N v_ = m_ == (T)INFINITY ? inf_ : p_;                                                   \
+        T mv_ = m_ == (T)INFINITY ? (T)1 : m_;                                                     \
+        T##N q_ = v_ * KG_LIM_##T(KG_SCALE, mv_);                                                  \
+        T d_ = KG_DOT(N, q_, q_);                                                                  \
+        d_ == (T)0 ? p_ : q_ / __builtin_elementwise_sqrt(d_);                                     \
+    })
+
 #define KG_GEOMETRIC(N, T)                                                                         \
     T KILN_OVERLOAD dot(T##N a, T##N b)                                                            \
     {                                                                                              \
@@ -75,17 +91,39 @@
     }                                                                                              \
     T##N KILN_OVERLOAD normalize(T##N p)                                                           \
     {                                                                                              \
-        T m = KG_MAXABS(N, p);                                                                     \
-        T##N unit = __builtin_elementwise_copysign((T##N)1, p);                                    \
-        T##N inf = __builtin_elementwise_abs(p) == (T##N)INFINITY ? unit : (T##N)0 * p;            \
-        T##N v = m == (T)INFINITY ? inf : p;                                                       \
-        T mv = m == (T)INFINITY ? (T)1 : m;                                                        \
-        T##N q = v * KG_LIM_##T(KG_SCALE, mv);                                                     \
-        T d = KG_DOT(N, q, q);                                                                     \
-        return d == (T)0 ? p : q / __builtin_elementwise_sqrt(d);                                  \
+        return KG_NORMALIZE(N, T, p);                                                              \
     }
 KG_WIDTHS(KG_GEOMETRIC, float)
 KG_WIDTHS(KG_GEOMETRIC, double)
+
+/*
+ * half (cl_khr_fp16): computed in float, where products of halves are exact and the
+ * squares of every half neither overflow nor underflow, then rounded once to half.
+ */
+#define KG_TO(N, x, T) KILN_CAT(KG_TO_, N)(x, T)
+#define KG_TO_(x, T)   ((T)(x))
+#define KG_TO_2(x, T)  __builtin_convertvector((x), T##2)
+#define KG_TO_3(x, T)  __builtin_convertvector((x), T##3)
+#define KG_TO_4(x, T)  __builtin_convertvector((x), T##4)
+#define KG_HALF(N, T)                                                                              \
+    half KILN_OVERLOAD dot(half##N a, half##N b)                                                   \
+    {                                                                                              \
+        float##N fa = KG_TO(N, a, float), fb = KG_TO(N, b, float);                                 \
+        return (half)KG_DOT(N, fa, fb);                                                            \
+    }                                                                                              \
+    half KILN_OVERLOAD length(half##N p)                                                           \
+    {                                                                                              \
+        return (half)KG_LENGTH(N, float, KG_TO(N, p, float));                                      \
+    }                                                                                              \
+    half KILN_OVERLOAD distance(half##N p0, half##N p1)                                            \
+    {                                                                                              \
+        return (half)KG_LENGTH(N, float, KG_TO(N, p0, float) - KG_TO(N, p1, float));               \
+    }                                                                                              \
+    half##N KILN_OVERLOAD normalize(half##N p)                                                     \
+    {                                                                                              \
+        return KG_TO(N, KG_NORMALIZE(N, float, KG_TO(N, p, float)), half);                         \
+    }
+KG_WIDTHS(KG_HALF, half)
 
 /* The fast_ forms, float only (§6.15.5): no scaling. */
 #define KG_FAST(N, T)                                                                              \
@@ -117,3 +155,18 @@ KG_WIDTHS(KG_FAST, float)
     }
 KG_CROSS(float)
 KG_CROSS(double)
+
+half3 KILN_OVERLOAD cross(half3 a, half3 b)
+{
+    float3 fa = __builtin_convertvector(a, float3), fb = __builtin_convertvector(b, float3);
+    return __builtin_convertvector(
+        (float3)(fa.y * fb.z - fa.z * fb.y, fa.z * fb.x - fa.x * fb.z, fa.x * fb.y - fa.y * fb.x),
+        half3);
+}
+half4 KILN_OVERLOAD cross(half4 a, half4 b)
+{
+    float4 fa = __builtin_convertvector(a, float4), fb = __builtin_convertvector(b, float4);
+    return __builtin_convertvector((float4)(fa.y * fb.z - fa.z * fb.y, fa.z * fb.x - fa.x * fb.z,
+                                            fa.x * fb.y - fa.y * fb.x, 0.0f),
+                                   half4);
+}

@@ -9,7 +9,8 @@
  * smoothstep within 8 eps, the bounds Kiln documents (the specification leaves
  * both to the implementation).
  *
- * Geometric, at widths 1 to 4: dot within n * eps * sum |a_i b_i|, cross within
+ * Geometric, for half too (computed in float, so within the same bounds), at
+ * widths 1 to 4: dot within n * eps * sum |a_i b_i|, cross within
  * 2 eps * (|a b| + |c d|) per component, length and distance within 2 + n/2 ulp,
  * normalize within 2.5 + n/2 ulp per component, and the fast_ forms (float) within
  * the specification's 8192 ulp. Vectors whose components are near the largest and
@@ -290,6 +291,7 @@ static void run_common(struct kt_env *env, const struct ftype *t)
 /* Per work-item results: dot, length, distance, fast_length, fast_distance, then
  * normalize, fast_normalize and cross as vectors. */
 static const char *gsrc =
+    "#pragma OPENCL EXTENSION cl_khr_fp16 : enable\n"
     "#define CAT_(a, b) a##b\n"
     "#define CAT(a, b) CAT_(a, b)\n"
     "#define KN(N, EXTRA) \\\n"
@@ -318,8 +320,9 @@ static void run_geometric(struct kt_env *env, const struct ftype *t)
     snprintf(opts, sizeof(opts), "-cl-std=CL1.2 -DT=%s -DIS_FLOAT=%d", t->name, is_float);
     cl_program prog = kt_build(env, gsrc, opts);
     unsigned seed = 31337u + (unsigned)t->bytes;
-    long double big = is_float ? FLT_MAX : DBL_MAX;
-    int max_exp = is_float ? 127 : 1023;
+    long double big = t->max;
+    int max_exp = t->emin == -14 ? 15 : is_float ? 127 : 1023;
+    int spread = t->emin == -14 ? 8 : 60; /* exponents for the moderate vectors */
     for (int n = 1; n <= 4; n++) {
         int vs = stride(n);
         size_t nv = (size_t)vs * (size_t)t->bytes, tb = (size_t)t->bytes;
@@ -344,8 +347,8 @@ static void run_geometric(struct kt_env *env, const struct ftype *t)
                 } else if (kind == 5 && l == 0) {
                     x = NAN;
                 } else if (kind == 6) {
-                    x = ldexpl(x, (int)(rand_r(&seed) % 120) - 60);
-                    y = ldexpl(y, (int)(rand_r(&seed) % 120) - 60);
+                    x = ldexpl(x, (int)(rand_r(&seed) % (2 * spread)) - spread);
+                    y = ldexpl(y, (int)(rand_r(&seed) % (2 * spread)) - spread);
                 }
                 setv(t, a, e, x);
                 setv(t, b, e, y);
@@ -486,8 +489,7 @@ int main(void)
     kt_setup(&env, 0);
     for (size_t i = 0; i < sizeof(ftypes) / sizeof(ftypes[0]); i++) {
         run_common(&env, &ftypes[i]);
-        if (ftypes[i].bytes != 2)
-            run_geometric(&env, &ftypes[i]);
+        run_geometric(&env, &ftypes[i]);
     }
     kt_teardown(&env);
     return kt_finish("common_geom");
