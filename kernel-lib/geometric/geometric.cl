@@ -18,8 +18,9 @@
  *
  * Precision (the specification gives no bound for these; Kiln's, checked by
  * tests/api/common_geom.c): dot and cross are sums of rounded products (contracted
- * to fma where the compiler chooses), within n * eps * sum |a_i * b_i|; length and
- * distance within 2 + n/2 ulp, normalize within 2.5 + n/2 ulp per component.
+ * to fma where the compiler chooses), within n * eps * sum |a_i * b_i|; length
+ * within 2 + n/2 ulp, distance within 2.5 + n/2 (p0 - p1 is rounded first),
+ * normalize within 2.5 + n/2 ulp per component.
  *
  * Internal helpers are macros, not calls, because a double4 argument is passed
  * differently with and without AVX, and Clang warns of that at every call.

@@ -1,23 +1,23 @@
 /*
- * Common (OpenCL C 3.0 §6.15.4) and geometric (§6.15.5) builtins for float and
- * double, checked against long double host references.
+ * Common (OpenCL C 3.0 §6.15.4) and geometric (§6.15.5) builtins for float, double
+ * and half, checked against long double host references.
  *
- * Common, for half too, at every width (1, 2, 3, 4, 8, 16), with the vector-scalar
- * forms: clamp,
- * step and sign exactly (sign keeps the sign of a zero and gives 0 for a NaN);
- * degrees and radians within 2 ulp (§7.4); mix within 4 eps * (|x| + |y|) and
- * smoothstep within 8 eps, the bounds Kiln documents (the specification leaves
- * both to the implementation).
+ * Common, at every width (1, 2, 3, 4, 8, 16), with the vector-scalar forms: clamp,
+ * step, sign, min and max exactly (sign keeps the sign of a zero and gives 0 for a
+ * NaN); degrees and radians within 2 ulp (§7.4); mix within 4 eps * (|x| + |y|) and
+ * smoothstep within 8 eps, the bounds Kiln documents (the specification leaves both
+ * to the implementation).
  *
- * Geometric, for half too (computed in float, so within the same bounds), at
- * widths 1 to 4: dot within n * eps * sum |a_i b_i|, cross within
- * 2 eps * (|a b| + |c d|) per component, length and distance within 2 + n/2 ulp,
+ * Geometric, at widths 1 to 4 (half is computed in float, so it meets the same
+ * bounds): dot within n * eps * sum |a_i b_i|, cross within 2 eps * (|a b| + |c d|)
+ * per component, length within 2 + n/2 ulp, distance within 2.5 + n/2 ulp,
  * normalize within 2.5 + n/2 ulp per component, and the fast_ forms (float) within
  * the specification's 8192 ulp. Vectors whose components are near the largest and
  * the smallest (denormal) numbers must not overflow or underflow; zero, infinite
  * and NaN components follow §6.15.5 (normalize of zero is zero, a NaN makes every
  * component NaN, infinities become +-1 and the rest 0; length is +inf with an
- * infinite component).
+ * infinite component). The common program is built with -cl-std=CL3.0, the
+ * geometric ones with CL1.2.
  */
 #include "kiln_test.h"
 
