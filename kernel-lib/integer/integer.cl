@@ -25,9 +25,11 @@
  * Each builtin is written once as a macro of (N, T, U, ...): N the width suffix
  * (empty for scalars), T the element type and U its unsigned counterpart. T##N is
  * then the gentype and U##N the ugentype.
+ *
+ * KI_AS reinterprets as another integer type of the same width: a cast (modulo
+ * 2^bits) for a scalar, which also undoes the promotion of char and short to int,
+ * __builtin_astype for a vector.
  */
-/* Reinterpret as another integer type of the same width: a cast (modulo 2^bits) for a
- * scalar, which also undoes the promotion of char and short, or __builtin_astype. */
 #define KI_AS(N, x, T) KILN_CAT(KI_AS_, N)(x, T)
 #define KI_AS_(x, T)   ((T)(x))
 #define KI_AS_V(x, T)  __builtin_astype((x), T)
@@ -180,12 +182,9 @@ KI_EACH_VECTOR(KI_MINMAX_V)
         KI_BITS_BODY(N, T, x, __builtin_popcountg((U)(v)));                                        \
     }
 #define KI_BITS_BODY(N, T, x, e) KILN_CAT(KI_BITS_BODY_, N)(T##N, x, e)
-#define KI_BITS_BODY_(TN, x, e)  KI_BITS_ONE(x, e)
-#define KI_BITS_ONE(x, e)                                                                          \
-    {                                                                                              \
-        __auto_type v = (x);                                                                       \
-        return (e);                                                                                \
-    }
+#define KI_BITS_BODY_(TN, x, e)                                                                    \
+    TN v = (x);                                                                                    \
+    return (e)
 #define KI_BITS_BODY_V(TN, x, e)                                                                   \
     TN r;                                                                                          \
     for (int i = 0; i < __builtin_vectorelements(TN); i++) {                                       \
