@@ -4,7 +4,8 @@
  *
  * Every library function is linkonce_odr (kernel-lib/tools/finalize.c sees to it),
  * and LLVM's linker copies such a definition only when the destination refers to
- * it, so a kernel pays only for the builtins it calls.
+ * it; the library is loaded lazily, so a kernel pays only for the builtins it calls,
+ * in reading them as in linking them.
  */
 #include "cc_internal.h"
 
@@ -20,10 +21,15 @@ enum kiln_cc_status kiln_cc_link_library(struct kiln_cc_build *b)
 
     if (!buf)
         return KILN_CC_OUT_OF_MEMORY;
-    /* The parse is not lazy, so the buffer (static data) can go right after. */
-    LLVMBool failed = LLVMParseBitcodeInContext2(b->ctx, buf, &lib);
-    LLVMDisposeMemoryBuffer(buf);
-    if (failed) {
+    /*
+     * Lazily: only the function index is read here, and the linker reads the body of
+     * each builtin it copies. A full parse of the whole library would cost every cold
+     * build time in proportion to the library's size (thousands of overloads), not to
+     * what the kernel calls. On success the module owns the buffer (which only points
+     * at static data); on failure it stays ours.
+     */
+    if (LLVMGetBitcodeModuleInContext2(b->ctx, buf, &lib)) {
+        LLVMDisposeMemoryBuffer(buf);
         kiln_cc_log_append(b->log, "error: the embedded kernel library is not valid bitcode\n");
         return KILN_CC_INTERNAL;
     }

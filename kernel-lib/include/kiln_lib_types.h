@@ -42,4 +42,16 @@
     KILN_FOR_V(X, uchar) KILN_FOR_V(X, ushort) KILN_FOR_V(X, uint) KILN_FOR_V(X, ulong)
 #define KILN_FOR_INT_V(X) KILN_FOR_SINT_V(X) KILN_FOR_UINT_V(X)
 
+/*
+ * Width suffixes, for builtins that name several types of one width (abs(int4) returns
+ * uint4). KILN_FOR_WIDTHS(L, X) expands L(X, N) for N empty (scalars), 2, 3, 4, 8 and
+ * 16, where L is a family's list of element types that expands X(N, T, ...) and writes
+ * T##N for the type; the _VECTOR_ form leaves out the scalars.
+ */
+#define KILN_CAT_(a, b)              a##b
+#define KILN_CAT(a, b)               KILN_CAT_(a, b)
+#define KILN_FOR_VECTOR_WIDTHS(L, X) L(X, 2) L(X, 3) L(X, 4) L(X, 8) L(X, 16)
+#define KILN_FOR_WIDTHS(L, X)        L(X, ) KILN_FOR_VECTOR_WIDTHS(L, X)
+#define KILN_FOR_VECTOR_SUFFIXES(X)  X(2) X(3) X(4) X(8) X(16)
+
 #endif

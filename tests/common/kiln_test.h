@@ -112,12 +112,23 @@ struct kt_arg {
  * Kiln choose) with `args`, wait, and copy KT_OUT/KT_INOUT buffers back. Returns the
  * enqueue status, so a test can also check refusals; a build failure stops the test.
  */
+static inline cl_int kt_run_in(struct kt_env *env, cl_program p, const char *name, size_t global,
+                               size_t local, cl_uint nargs, const struct kt_arg *args);
 static inline cl_int kt_run(struct kt_env *env, const char *src, const char *options,
                             const char *name, size_t global, size_t local, cl_uint nargs,
                             const struct kt_arg *args)
 {
-    cl_int err;
     cl_program p = kt_build(env, src, options);
+    cl_int err = kt_run_in(env, p, name, global, local, nargs, args);
+    clReleaseProgram(p);
+    return err;
+}
+
+/* kt_run with a program already built, so one build can serve several kernels. */
+static inline cl_int kt_run_in(struct kt_env *env, cl_program p, const char *name, size_t global,
+                               size_t local, cl_uint nargs, const struct kt_arg *args)
+{
+    cl_int err;
     cl_kernel k = clCreateKernel(p, name, &err);
     KT_REQUIRE(err == CL_SUCCESS, "clCreateKernel %s: %d", name, err);
     cl_mem mems[32] = {0};
@@ -153,7 +164,6 @@ static inline cl_int kt_run(struct kt_env *env, const char *src, const char *opt
         if (mems[i])
             clReleaseMemObject(mems[i]);
     clReleaseKernel(k);
-    clReleaseProgram(p);
     return err;
 }
 
