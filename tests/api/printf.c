@@ -14,9 +14,9 @@
  * after it (the ctest entry api/printf-fibers runs it on the other barrier
  * strategy); 40,000 lines overflow the 1 MiB buffer, so some calls return -1 and
  * exactly the calls that returned 0 are printed; a kernel without printf prints
- * nothing. Output is captured by pointing file descriptor 1 at a file and read
- * right after clWaitForEvents, without the test flushing anything: the event must
- * not be complete before the output is out.
+ * nothing; a struct argument fails the build with a reason in the log. Output is captured by
+ * pointing file descriptor 1 at a file and read right after clWaitForEvents, without the test
+ * flushing anything: the event must not be complete before the output is out.
  */
 #include "kiln_test.h"
 
@@ -541,12 +541,13 @@ static const char *grid_src =
     "  int g = get_global_id(0);\n"
     "  ret[g] = printf(\"full %d %d\\n\", g, g * 7);\n"
     "}\n"
+    "void after(int g, int v) { printf(\"after %d %d\\n\", g, v); }\n"
     "kernel void bar(local int *tmp) {\n"
     "  int l = get_local_id(0), g = get_global_id(0), n = get_local_size(0);\n"
     "  printf(\"before %d\\n\", g);\n"
     "  tmp[l] = g * 3;\n"
     "  barrier(CLK_LOCAL_MEM_FENCE);\n"
-    "  printf(\"after %d %d\\n\", g, tmp[(l + 1) % n]);\n"
+    "  after(g, tmp[(l + 1) % n]);\n"
     "}\n";
 
 static void check_grid(struct kt_env *env, cl_program p)
@@ -661,6 +662,22 @@ static void check_barrier(struct kt_env *env, cl_program p)
     clReleaseKernel(k);
 }
 
+/* A struct cannot be printed: the build fails and the log says why. */
+static void check_refused(struct kt_env *env)
+{
+    static const char *src = "typedef struct { long a, b, c; } S;\n"
+                             "kernel void k(global S *p) { printf(\"%d\\n\", p[0]); }\n";
+    cl_int err;
+    cl_program p = clCreateProgramWithSource(env->context, 1, &src, NULL, &err);
+    KT_REQUIRE(err == CL_SUCCESS, "clCreateProgramWithSource: %d", err);
+    KT_EXPECT(clBuildProgram(p, 1, &env->device, NULL, NULL, NULL), CL_BUILD_PROGRAM_FAILURE);
+    char log[4096] = "";
+    clGetProgramBuildInfo(p, env->device, CL_PROGRAM_BUILD_LOG, sizeof(log), log, NULL);
+    KT_CHECK(strstr(log, "passes printf argument 1 of a type Kiln cannot print") != NULL,
+             "build log: %s", log);
+    clReleaseProgram(p);
+}
+
 int main(void)
 {
     struct kt_env env;
@@ -689,6 +706,7 @@ int main(void)
     p = kt_build(&env, grid_src, "-cl-std=CL1.2");
     check_barrier(&env, p);
     clReleaseProgram(p);
+    check_refused(&env);
 
     kt_teardown(&env);
     return kt_finish("printf");
