@@ -26,7 +26,8 @@
  *     stores of the record to rec
  *     result = ok ? 0 : -1
  *
- * where `sink` is a private alloca as large as the record: a call that does not
+ * where `sink` is a private alloca as large as the record (one per function, as
+ * large as its largest record): a call that does not
  * fit writes there, so a full buffer never crashes and never overwrites another
  * record. Work-groups on different threads reserve with the atomic add, so they
  * print at once; a work-item's records follow its program order.
@@ -133,12 +134,66 @@ static void store_at(LLVMBuilderRef bld, LLVMContextRef ctx, LLVMValueRef rec, u
     LLVMSetAlignment(st, 1);
 }
 
-static enum kiln_cc_status lower_call(struct kiln_cc_build *b, LLVMValueRef call)
+/* One sink per function, as large as its largest record. */
+struct sink {
+    LLVMValueRef fn, alloca;
+    size_t size;
+};
+
+struct sinks {
+    struct sink *s;
+    size_t n, cap;
+};
+
+/*
+ * The sink of the function holding `call`, at least `size` bytes: a static alloca at the
+ * top of its entry block. A larger record replaces the function's sink by a larger one,
+ * so a kernel with many printf calls keeps one sink, not one per call (private memory
+ * is scarce on fibers).
+ */
+static LLVMValueRef sink_for(struct kiln_cc_build *b, struct sinks *sinks, LLVMValueRef call,
+                             size_t size)
+{
+    LLVMValueRef fn = LLVMGetBasicBlockParent(LLVMGetInstructionParent(call));
+    struct sink *s = NULL;
+    for (size_t i = 0; i < sinks->n; i++)
+        if (sinks->s[i].fn == fn)
+            s = &sinks->s[i];
+    if (s && s->size >= size)
+        return s->alloca;
+    if (!s) {
+        if (sinks->n == sinks->cap) {
+            size_t cap = sinks->cap ? 2 * sinks->cap : 8;
+            struct sink *more = realloc(sinks->s, cap * sizeof(*more));
+            if (!more)
+                return NULL;
+            sinks->s = more;
+            sinks->cap = cap;
+        }
+        s = &sinks->s[sinks->n++];
+        *s = (struct sink){.fn = fn};
+    }
+    LLVMBuilderRef top = LLVMCreateBuilderInContext(b->ctx);
+    LLVMPositionBuilderBefore(top, LLVMGetFirstInstruction(LLVMGetEntryBasicBlock(fn)));
+    LLVMValueRef a =
+        LLVMBuildAlloca(top, LLVMArrayType2(LLVMInt8TypeInContext(b->ctx), size), "printf.sink");
+    LLVMSetAlignment(a, 8);
+    LLVMDisposeBuilder(top);
+    if (s->alloca) {
+        LLVMReplaceAllUsesWith(s->alloca, a);
+        LLVMInstructionEraseFromParent(s->alloca);
+    }
+    s->alloca = a;
+    s->size = size;
+    return a;
+}
+
+static enum kiln_cc_status lower_call(struct kiln_cc_build *b, struct sinks *sinks,
+                                      LLVMValueRef call)
 {
     LLVMContextRef c = b->ctx;
     LLVMTypeRef i32 = LLVMInt32TypeInContext(c);
     LLVMTypeRef i64 = LLVMInt64TypeInContext(c);
-    LLVMTypeRef i8 = LLVMInt8TypeInContext(c);
     LLVMTypeRef ptr = LLVMPointerTypeInContext(c, 0);
     unsigned nargs = (unsigned)LLVMGetNumArgOperands(call);
     const char *fn = LLVMGetValueName(LLVMGetBasicBlockParent(LLVMGetInstructionParent(call)));
@@ -168,14 +223,12 @@ static enum kiln_cc_status lower_call(struct kiln_cc_build *b, LLVMValueRef call
     }
     size = (size + 7) / 8 * 8;
 
-    /* The sink, in the entry block so that it is one static alloca. */
-    LLVMValueRef fn_value = LLVMGetBasicBlockParent(LLVMGetInstructionParent(call));
-    LLVMBasicBlockRef entry = LLVMGetEntryBasicBlock(fn_value);
-    LLVMBuilderRef top = LLVMCreateBuilderInContext(c);
-    LLVMPositionBuilderBefore(top, LLVMGetFirstInstruction(entry));
-    LLVMValueRef sink = LLVMBuildAlloca(top, LLVMArrayType2(i8, size), "printf.sink");
-    LLVMSetAlignment(sink, 8);
-    LLVMDisposeBuilder(top);
+    LLVMValueRef sink = sink_for(b, sinks, call, size);
+    if (!sink) {
+        LLVMDisposeBuilder(bld);
+        free(args);
+        return KILN_CC_OUT_OF_MEMORY;
+    }
 
     LLVMValueRef ctx = ctx_pointer(b, bld);
     LLVMValueRef field_off = LLVMConstInt(i64, offsetof(struct kiln_wg_ctx, printf_buffer), 0);
@@ -299,6 +352,7 @@ enum kiln_cc_status kiln_cc_lower_printf(struct kiln_cc_build *b)
     free(reach.fns);
 
     /* The calls; any other use (its address taken) is refused. */
+    struct sinks sinks = {0};
     while (status == KILN_CC_OK) {
         LLVMUseRef u = LLVMGetFirstUse(printf_fn);
         if (!u)
@@ -311,8 +365,9 @@ enum kiln_cc_status kiln_cc_lower_printf(struct kiln_cc_build *b)
             status = KILN_CC_BUILD_FAILED;
             break;
         }
-        status = lower_call(b, user);
+        status = lower_call(b, &sinks, user);
     }
+    free(sinks.s);
     if (status == KILN_CC_OK)
         LLVMDeleteFunction(printf_fn);
     return status;
