@@ -13,7 +13,8 @@
  * in each work-item's program order; a kernel with a barrier prints before and
  * after it (the ctest entry api/printf-fibers runs it on the other barrier
  * strategy); 40,000 lines overflow the 1 MiB buffer, so some calls return -1 and
- * exactly the calls that returned 0 are printed; a kernel without printf prints
+ * exactly the calls that returned 0 are printed; two commands printing at once on an
+ * out-of-order queue never interleave their lines; a kernel without printf prints
  * nothing; a struct argument fails the build with a reason in the log. Output is captured by
  * pointing file descriptor 1 at a file and read right after clWaitForEvents, without the test
  * flushing anything: the event must not be complete before the output is out.
@@ -541,6 +542,7 @@ static const char *grid_src =
     "  int g = get_global_id(0);\n"
     "  ret[g] = printf(\"full %d %d\\n\", g, g * 7);\n"
     "}\n"
+    "kernel void tagged(int tag) { printf(\"tag %d %d\\n\", tag, (int)get_global_id(0)); }\n"
     "void after(int g, int v) { printf(\"after %d %d\\n\", g, v); }\n"
     "kernel void bar(local int *tmp) {\n"
     "  int l = get_local_id(0), g = get_global_id(0), n = get_local_size(0);\n"
@@ -662,6 +664,49 @@ static void check_barrier(struct kt_env *env, cl_program p)
     clReleaseKernel(k);
 }
 
+/*
+ * Two commands printing at once on an out-of-order queue: each command's output is one
+ * block, never interleaved with the other's.
+ */
+static void check_two_commands(struct kt_env *env, cl_program p)
+{
+    enum { N = 3000 };
+    cl_int err;
+    cl_command_queue q = clCreateCommandQueueWithProperties(
+        env->context, env->device,
+        (cl_queue_properties[]){CL_QUEUE_PROPERTIES, CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE, 0},
+        &err);
+    KT_REQUIRE(err == CL_SUCCESS, "out-of-order queue: %d", err);
+    cl_kernel k[2] = {kernel(p, "tagged"), kernel(p, "tagged")};
+    size_t global = N;
+    capture_begin();
+    for (int i = 0; i < 2; i++) {
+        KT_REQUIRE(clSetKernelArg(k[i], 0, sizeof(int), &i) == CL_SUCCESS, "tag");
+        KT_EXPECT(clEnqueueNDRangeKernel(q, k[i], 1, NULL, &global, NULL, 0, NULL, NULL),
+                  CL_SUCCESS);
+    }
+    KT_EXPECT(clFinish(q), CL_SUCCESS);
+    char *got = capture_end();
+    int lines = 0, switches = 0, last = -1, count[2] = {0, 0};
+    for (char *line = strtok(got, "\n"); line; line = strtok(NULL, "\n"), lines++) {
+        int tag, g;
+        if (sscanf(line, "tag %d %d", &tag, &g) != 2 || tag < 0 || tag > 1 || g < 0 || g >= N) {
+            KT_CHECK(0, "two: unexpected line '%.80s'", line);
+            continue;
+        }
+        count[tag]++;
+        switches += last >= 0 && tag != last;
+        last = tag;
+    }
+    KT_CHECK(count[0] == N && count[1] == N, "two: %d and %d lines, want %d each", count[0],
+             count[1], N);
+    KT_CHECK(switches == 1, "two: the commands' outputs are interleaved (%d switches)", switches);
+    free(got);
+    for (int i = 0; i < 2; i++)
+        clReleaseKernel(k[i]);
+    clReleaseCommandQueue(q);
+}
+
 /* A struct cannot be printed: the build fails and the log says why. */
 static void check_refused(struct kt_env *env)
 {
@@ -702,6 +747,7 @@ int main(void)
     check_grid(&env, p);
     check_full(&env, p);
     check_barrier(&env, p);
+    check_two_commands(&env, p);
     clReleaseProgram(p);
     p = kt_build(&env, grid_src, "-cl-std=CL1.2");
     check_barrier(&env, p);
