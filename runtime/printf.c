@@ -71,14 +71,21 @@ static void text_printf(struct text *t, const char *fmt, ...) __attribute__((for
 static void text_printf(struct text *t, const char *fmt, ...)
 {
     va_list ap;
-    va_start(ap, fmt);
-    int n = vsnprintf(NULL, 0, fmt, ap);
-    va_end(ap);
-    if (n < 0 || !text_room(t, (size_t)n))
+    if (!text_room(t, 64))
         return;
+    /* Most conversions fit in what is left: one call; otherwise grow and format again. */
     va_start(ap, fmt);
-    vsnprintf(t->data + t->len, (size_t)n + 1, fmt, ap);
+    int n = vsnprintf(t->data + t->len, t->cap - t->len, fmt, ap);
     va_end(ap);
+    if (n < 0)
+        return;
+    if ((size_t)n >= t->cap - t->len) {
+        if (!text_room(t, (size_t)n))
+            return;
+        va_start(ap, fmt);
+        vsnprintf(t->data + t->len, (size_t)n + 1, fmt, ap);
+        va_end(ap);
+    }
     t->len += (size_t)n;
 }
 
@@ -361,7 +368,7 @@ static void format_record(struct text *t, const unsigned char *r, size_t size)
         }
         if (!have) {
             /* Not a conversion Kiln can print: the text as it stands. */
-            if (p == start + 1)
+            if (p == start + 1 && *p)
                 p++;
             text_put(t, start, (size_t)(p - start));
             continue;

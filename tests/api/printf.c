@@ -202,6 +202,8 @@ static const char *fmt_src =
     "  printf(\"%p|%p\\n\", p + 3, null_p);\n"
     "  printf(\"%%|100%%|%v5d|%q|%d|no args\\n\", 7);\n"
     "  printf(\"plain line\\n\");\n"
+    "  printf(\"bad %\\n\");\n"
+    "  printf(\"end%\");\n"
     "}\n"
     "kernel void quiet(global int *p) { p[get_global_id(0)] = 1; }\n";
 
@@ -411,6 +413,7 @@ static char *ref_strings(void *p)
     tprintf(&t, "%p|%p\n", (void *)((int *)p + 3), (void *)NULL);
     tprintf(&t, "%%|100%%|%%v5d|%%q|%d|no args\n", 7);
     tprintf(&t, "plain line\n");
+    tprintf(&t, "bad %%\nend%%");
     return t.s;
 }
 
