@@ -74,9 +74,7 @@ static unsigned kind_of(LLVMTypeRef t)
 static bool read_arg(struct kiln_cc_build *b, LLVMBuilderRef bld, LLVMValueRef call, unsigned i,
                      struct arg *out)
 {
-    static unsigned byval_kind;
-    if (!byval_kind)
-        byval_kind = LLVMGetEnumAttributeKindForName("byval", 5);
+    unsigned byval_kind = LLVMGetEnumAttributeKindForName("byval", 5);
     LLVMTargetDataRef td = LLVMGetModuleDataLayout(b->mod);
     LLVMValueRef v = LLVMGetOperand(call, i);
     LLVMAttributeRef byval = LLVMGetCallSiteEnumAttribute(call, i + 1, byval_kind);
