@@ -26,10 +26,9 @@
  *     stores of the record to rec
  *     result = ok ? 0 : -1
  *
- * where `sink` is a private alloca as large as the record (one per function, as
- * large as its largest record): a call that does not
- * fit writes there, so a full buffer never crashes and never overwrites another
- * record. Work-groups on different threads reserve with the atomic add, so they
+ * where `sink` is a private alloca (one per function, as large as its largest
+ * record): a call that does not fit writes there, so a full buffer never crashes
+ * and never overwrites another record. Work-groups on different threads reserve with the atomic add, so they
  * print at once; a work-item's records follow its program order.
  *
  * The stage runs before the work-group stage, which replaces the hook calls it
