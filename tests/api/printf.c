@@ -7,7 +7,7 @@
  * flags, width and precision, and specifications OpenCL C does not allow (printed
  * as they stand). Each line is compared with the host's own snprintf of the same
  * values. The kernels run with -cl-std=CL1.2 and CL3.0 and once more from a
- * program binary.
+ * program binary; the work-group kernels also at -cl-opt-disable.
  *
  * Also: 1024 work-items in 2D groups each print three lines, which must come out
  * in each work-item's program order; a kernel with a barrier prints before and
@@ -753,6 +753,10 @@ int main(void)
     check_two_commands(&env, p);
     clReleaseProgram(p);
     p = kt_build(&env, grid_src, "-cl-std=CL1.2");
+    check_barrier(&env, p);
+    clReleaseProgram(p);
+    p = kt_build(&env, grid_src, "-cl-opt-disable");
+    check_grid(&env, p);
     check_barrier(&env, p);
     clReleaseProgram(p);
     check_refused(&env);
