@@ -28,8 +28,9 @@
  *
  * where `sink` is a private alloca (one per function, as large as its largest
  * record): a call that does not fit writes there, so a full buffer never crashes
- * and never overwrites another record. Work-groups on different threads reserve with the atomic add, so they
- * print at once; a work-item's records follow its program order.
+ * and never overwrites another record. Work-groups on different threads reserve
+ * with the atomic add, so they print at once; a work-item's records follow its
+ * program order.
  *
  * The stage runs before the work-group stage, which replaces the hook calls it
  * adds. It also marks every kernel that can reach printf (uses_printf), for the
