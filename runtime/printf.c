@@ -8,7 +8,8 @@
  * and, for vectors only, hl, and the vector specifier vN (N = 2, 3, 4, 8, 16) whose
  * elements are printed one by one with the same flags, width and precision and
  * separated by ','. Each conversion is handed to the host's snprintf, so the text
- * is exactly what C's printf gives for the same values.
+ * is exactly what C's printf gives for the same values, except that a NaN prints
+ * without a sign.
  *
  * A record keeps every argument as the kernel passed it, with its kind and size
  * (float and half scalars arrive as double, char and short as int). The
@@ -207,6 +208,9 @@ static void put_int(struct text *t, const struct spec *s, uint64_t raw, unsigned
 static void put_double(struct text *t, const struct spec *s, double v)
 {
     char fmt[40];
+    /* A NaN's sign means nothing in OpenCL C: every NaN prints as nan (NAN), never -nan. */
+    if (isnan(v))
+        v = fabs(v);
     host_format(s, "", fmt, sizeof(fmt));
     text_printf(t, fmt, v);
 }

@@ -2,8 +2,8 @@
  * printf in kernels: every scalar type (int and long in every conversion, char
  * and short through hh and h, float, double and half in every floating-point
  * conversion, with extreme values: INT_MIN, LONG_MIN, ULONG_MAX, -0.0, NaN,
- * infinities, denormals, largest values), vectors of every width including 3 with
- * every length modifier, %s with literals and a __constant array, %c, %p, %%,
+ * infinities, denormals, largest values; a NaN prints without its sign), vectors of every width
+ * including 3 with every length modifier, %s with literals and a __constant array, %c, %p, %%,
  * flags, width and precision, and specifications OpenCL C does not allow (printed
  * as they stand). Each line is compared with the host's own snprintf of the same
  * values. The kernels run with -cl-std=CL1.2 and CL3.0 and once more from a
@@ -105,12 +105,18 @@ static void tvec_i(struct text *t, const char *fmt, int n, const long long *v)
     }
 }
 
+/* OpenCL C prints every NaN without a sign; glibc would print -nan for a negative one. */
+static double nosign_nan(double v)
+{
+    return isnan(v) ? fabs(v) : v;
+}
+
 static void tvec_d(struct text *t, const char *fmt, int n, const double *v)
 {
     for (int i = 0; i < n; i++) {
         if (i)
             tprintf(t, ",");
-        tprintf(t, fmt, v[i]);
+        tprintf(t, fmt, nosign_nan(v[i]));
     }
 }
 
@@ -146,7 +152,7 @@ static void expect_text(const char *what, const char *got, const char *want)
 
 /* ---- running kernels ------------------------------------------------------------- */
 
-#define N_SCALAR 12
+#define N_SCALAR 13
 
 static const char *fmt_src =
     "#pragma OPENCL EXTENSION cl_khr_fp16 : enable\n"
@@ -249,19 +255,20 @@ static cl_kernel kernel(cl_program p, const char *name)
 static const int ints_in[N_SCALAR] = {0,       1,   -1,    42,     -42,     INT_MAX,
                                       INT_MIN, 255, 65535, 0x1234, -100000, 200};
 static const long longs_in[N_SCALAR] = {
-    0,  1,           -1,           LONG_MAX, LONG_MIN, 1234567890123L, -9876543210L,
-    77, 0x7fffffffL, -0x80000000L, 65536L,   3};
+    0,      1, -1, LONG_MAX, LONG_MIN, 1234567890123L, -9876543210L, 77, 0x7fffffffL, -0x80000000L,
+    65536L, 3, 5};
 static float floats_in[N_SCALAR];
 static double doubles_in[N_SCALAR];
-static const uint16_t halves_in[N_SCALAR] = {0x0000, 0x8000, 0x3c00, 0xc000, 0x7bff, 0x0001,
-                                             0x03ff, 0x7c00, 0xfc00, 0x7e00, 0x3555, 0x4248};
+static const uint16_t halves_in[N_SCALAR] = {0x0000, 0x8000, 0x3c00, 0xc000, 0x7bff, 0x0001, 0x03ff,
+                                             0x7c00, 0xfc00, 0x7e00, 0x3555, 0x4248, 0xfe00};
 
 static void init_values(void)
 {
-    const float f[N_SCALAR] = {0.0f,   -0.0f,    1.0f,      -2.5f, FLT_MAX,     FLT_MIN,
-                               1e-45f, INFINITY, -INFINITY, NAN,   3.14159265f, 123456.789f};
+    const float f[N_SCALAR] = {0.0f,     -0.0f,     1.0f, -2.5f,       FLT_MAX,     FLT_MIN, 1e-45f,
+                               INFINITY, -INFINITY, NAN,  3.14159265f, 123456.789f, -NAN};
     const double d[N_SCALAR] = {0.0,      -0.0,     1.0,       -2.5, DBL_MAX,           DBL_MIN,
-                                4.9e-324, INFINITY, -INFINITY, NAN,  3.141592653589793, 1e100};
+                                4.9e-324, INFINITY, -INFINITY, NAN,  3.141592653589793, 1e100,
+                                -NAN};
     memcpy(floats_in, f, sizeof(f));
     memcpy(doubles_in, d, sizeof(d));
 }
@@ -290,7 +297,8 @@ static char *ref_floats(void)
     struct text t = {0};
     tprintf(&t, "%s", "");
     for (int g = 0; g < N_SCALAR; g++) {
-        double x = floats_in[g], y = doubles_in[g], z = half_to_double(halves_in[g]);
+        double x = nosign_nan(floats_in[g]), y = nosign_nan(doubles_in[g]);
+        double z = nosign_nan(half_to_double(halves_in[g]));
         tprintf(&t, "%f|%F|%e|%E|%g|%G|%a|%A|%.3f|%10.2e|%-12.4g|%+f|% e|%#g|%012.3f|%.0f\n", x, x,
                 x, x, x, x, x, x, x, x, x, x, x, x, x, x);
         tprintf(&t, "%f|%e|%g|%a|%.17g|%.13a|%25.10e\n", y, y, y, y, y, y, y);
@@ -318,7 +326,7 @@ static char *ref_vectors(void)
     tvec_d(&t, "%f", 4, v);
     tprintf(&t, "|");
     for (int i = 0; i < 8; i++)
-        v[i] = i < 4 ? floats_in[8 + i] : 0.0;
+        v[i] = 8 + i < N_SCALAR ? floats_in[8 + i] : 0.0;
     tvec_d(&t, "%f", 8, v);
     tprintf(&t, "|");
     for (int i = 0; i < 16; i++)
