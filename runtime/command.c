@@ -68,6 +68,7 @@ void kiln_rt_command_free(struct kiln_rt_command *cmd)
             kiln_rt_obj_drop(&cmd->u.nd.held[i]->obj);
         free(cmd->u.nd.held);
         free(cmd->u.nd.scratch);
+        free(cmd->u.nd.printf_buf);
         free(cmd->u.nd.args);
         free(cmd->u.nd.arg_store);
     }
@@ -102,6 +103,9 @@ cl_int kiln_rt_check_wait_list(cl_command_queue q, cl_uint num_events, const cl_
 
 static void complete(struct kiln_rt_command *cmd, cl_int status)
 {
+    /* The kernel's printf output is out and flushed before the event says complete. */
+    if (cmd->kind == KILN_CMD_NDRANGE && cmd->u.nd.printf_buf && status == CL_COMPLETE)
+        kiln_rt_printf_flush(cmd->u.nd.printf_buf);
     kiln_rt_event_finish(cmd->event, status);
     kiln_rt_command_free(cmd);
 }
@@ -223,6 +227,15 @@ static void launch(struct kiln_rt_command *cmd)
     job->done = job_done;
     switch (cmd->kind) {
     case KILN_CMD_NDRANGE:
+        if (cmd->u.nd.kernel->cc->uses_printf) {
+            cmd->u.nd.printf_buf = kiln_rt_printf_buffer_create(KILN_RT_PRINTF_BUFFER_SIZE);
+            if (!cmd->u.nd.printf_buf) {
+                complete(cmd, KILN_ERR(CL_OUT_OF_HOST_MEMORY, "a printf buffer of %zu bytes",
+                                       (size_t)KILN_RT_PRINTF_BUFFER_SIZE));
+                return;
+            }
+            cmd->u.nd.base.printf_buffer = cmd->u.nd.printf_buf;
+        }
         if (cmd->u.nd.base.scratch_size) {
             /* One area per worker and one for a calling thread that helps. */
             size_t parties = (size_t)kiln_sched_num_workers(sched) + 1;

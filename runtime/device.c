@@ -260,8 +260,10 @@ cl_int CL_API_CALL clGetDeviceInfo(cl_device_id device, cl_device_info param, si
     case CL_DEVICE_IMAGE_MAX_ARRAY_SIZE:
     case CL_DEVICE_MAX_GLOBAL_VARIABLE_SIZE:
     case CL_DEVICE_GLOBAL_VARIABLE_PREFERRED_TOTAL_SIZE:
-    case CL_DEVICE_PRINTF_BUFFER_SIZE:
         put_size(&a, 0);
+        break;
+    case CL_DEVICE_PRINTF_BUFFER_SIZE:
+        put_size(&a, KILN_RT_PRINTF_BUFFER_SIZE);
         break;
     case CL_DEVICE_MAX_MEM_ALLOC_SIZE:
         put_u64(&a, d->max_alloc);

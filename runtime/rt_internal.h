@@ -254,6 +254,8 @@ struct kiln_rt_ndrange {
     size_t groups[3];
     /* base.scratch_size bytes for each worker and the calling thread, or NULL. */
     unsigned char *scratch;
+    /* The printf buffer (base.printf_buffer) when the kernel calls printf, or NULL. */
+    struct kiln_printf_buffer *printf_buf;
 };
 
 struct kiln_rt_copy {
@@ -353,6 +355,16 @@ void kiln_rt_svm_free_run(struct kiln_rt_command *cmd);
 void kiln_rt_svm_free_all(cl_context c);
 /* True when `p` lies inside one of c's SVM allocations. */
 bool kiln_rt_svm_contains(cl_context c, const void *p);
+
+/* ---- printf output (printf.c) ----------------------------------------------------- */
+
+/* CL_DEVICE_PRINTF_BUFFER_SIZE: the record bytes of each command's printf buffer. */
+#define KILN_RT_PRINTF_BUFFER_SIZE ((size_t)1 << 20)
+
+/* A zeroed printf buffer with room for `capacity` bytes of records, or NULL. */
+struct kiln_printf_buffer *kiln_rt_printf_buffer_create(size_t capacity);
+/* Formats the buffer's records in order to stdout and flushes it. */
+void kiln_rt_printf_flush(const struct kiln_printf_buffer *buf);
 
 /* ---- command queue (queue.c) ---------------------------------------------------- */
 

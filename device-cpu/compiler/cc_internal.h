@@ -8,6 +8,7 @@
  *   frontend.c      + frontend_shim.cpp: OpenCL C -> LLVM module
  *   kernel_info.c   kernel argument metadata -> struct kiln_cc_kernel
  *   link_library.c  link the embedded kernel library
+ *   lower_printf.c  printf calls -> records in the command's printf buffer
  *   wg_wrapper.c    one work-group function per kernel, everything inlined
  *                   (wg_regions.c: the region transform for kernels with barriers;
  *                   wg_fibers.c: the same on per-work-item fibers)
@@ -140,6 +141,7 @@ struct kiln_cc_build {
 enum kiln_cc_status kiln_cc_frontend_run(struct kiln_cc_build *b, const char *source);
 enum kiln_cc_status kiln_cc_kernels_read(struct kiln_cc_build *b);
 enum kiln_cc_status kiln_cc_link_library(struct kiln_cc_build *b);
+enum kiln_cc_status kiln_cc_lower_printf(struct kiln_cc_build *b);
 enum kiln_cc_status kiln_cc_wrappers_build(struct kiln_cc_build *b);
 enum kiln_cc_status kiln_cc_lower_local(struct kiln_cc_build *b);
 enum kiln_cc_status kiln_cc_check_support(struct kiln_cc_build *b);
@@ -158,7 +160,7 @@ enum kiln_cc_status kiln_cc_jit_load_object(struct kiln_cc_program *p, struct ki
                                             const char *const *wg_names);
 
 /* The program container (container.c). Bump the version with any change to it. */
-#define KILN_CC_CONTAINER_VERSION 1
+#define KILN_CC_CONTAINER_VERSION 2
 #define KILN_CC_CONTAINER_HEADER  104
 struct kiln_cc_container {
     uint8_t key[KILN_CC_HASH_SIZE];

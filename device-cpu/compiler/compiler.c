@@ -146,9 +146,10 @@ static enum kiln_cc_status run_stages(struct kiln_cc_build *b, const char *sourc
         const char *name;
         enum kiln_cc_status (*run)(struct kiln_cc_build *);
     } stages[] = {
-        {"kernels", kiln_cc_kernels_read},   {"linked", kiln_cc_link_library},
-        {"wrapped", kiln_cc_wrappers_build}, {"locals", kiln_cc_lower_local},
-        {"checked", kiln_cc_check_support},  {"optimized", kiln_cc_optimize},
+        {"kernels", kiln_cc_kernels_read}, {"linked", kiln_cc_link_library},
+        {"printf", kiln_cc_lower_printf},  {"wrapped", kiln_cc_wrappers_build},
+        {"locals", kiln_cc_lower_local},   {"checked", kiln_cc_check_support},
+        {"optimized", kiln_cc_optimize},
     };
     enum kiln_cc_status status = kiln_cc_frontend_run(b, source);
     if (status != KILN_CC_OK)

@@ -72,6 +72,8 @@ struct kiln_cc_kernel {
     size_t scratch_per_item;
     /* CL_KERNEL_PRIVATE_MEM_SIZE: private bytes one work-item uses, as far as known. */
     size_t private_mem;
+    /* Non-zero when the kernel can reach printf: its commands need a printf buffer. */
+    unsigned uses_printf;
 };
 
 struct kiln_cc_program;
@@ -112,7 +114,7 @@ struct kiln_cc_interface {
     int (*from_cache)(const struct kiln_cc_program *p);
 };
 
-#define KILN_CC_ABI_VERSION 4
+#define KILN_CC_ABI_VERSION 5
 
 /* The one exported symbol of libkiln-cc.so. */
 typedef const struct kiln_cc_interface *(*kiln_cc_interface_fn)(void);

@@ -30,6 +30,12 @@
  * bytes of the arena): the kernel library's work-group collectives exchange values
  * there. It holds one 8-byte slot per work-item of the largest group
  * (KILN_GROUP_SHARED_SLOTS) and a result area after them.
+ *
+ * ctx->printf_buffer points at the command's printf buffer (struct
+ * kiln_printf_buffer) when the kernel calls printf, and is NULL otherwise. The
+ * compiler turns each printf call into one record appended to it
+ * (device-cpu/compiler/lower_printf.c); the runtime prints the records when the
+ * command completes (runtime/printf.c). docs/printf.md describes the format.
  */
 #ifndef KILN_KERNEL_LIB_KILN_ABI_H
 #define KILN_KERNEL_LIB_KILN_ABI_H
@@ -67,6 +73,34 @@ struct kiln_wg_ctx {
     kiln_abi_ptr scratch;       /* this worker's scratch area, or NULL */
     kiln_abi_size scratch_size; /* its size in bytes */
     kiln_abi_ptr group_shared;  /* this worker's collectives area, KILN_LOCAL_ALIGN aligned */
+    kiln_abi_ptr printf_buffer; /* the command's struct kiln_printf_buffer, or NULL */
+};
+
+/*
+ * The printf buffer: this header, then `capacity` bytes of records. A printf call
+ * reserves its record's bytes by an atomic add on `used`; a reservation that ends
+ * past `capacity` is dropped (printf returns -1), and `used` may then exceed it.
+ * The runtime zeroes the data, so a record size of 0 marks the end.
+ *
+ * A record, 8-byte aligned, integers little-endian:
+ *   u32 record size in bytes (a multiple of 8, header included)
+ *   u32 number of arguments
+ *   u64 address of the format string (__constant, in the program's code object)
+ *   per argument: u32 descriptor, then the argument's bytes (descriptor's size)
+ * then padding to 8 bytes. A descriptor is KILN_PRINTF_KIND_* << 24 | size: the
+ * argument as Clang passed it (char and short promoted to int, float and half to
+ * double, small vectors coerced to one integer or double, see docs/printf.md).
+ */
+#define KILN_PRINTF_DATA         16 /* offset of the first record */
+#define KILN_PRINTF_RECORD_HEAD  16 /* bytes of a record before its arguments */
+#define KILN_PRINTF_KIND_INT     1u /* integer or integer vector */
+#define KILN_PRINTF_KIND_FLOAT   2u /* floating point scalar or vector */
+#define KILN_PRINTF_KIND_POINTER 3u /* a pointer of any address space */
+#define KILN_PRINTF_SIZE_MASK    0xffffffu
+
+struct kiln_printf_buffer {
+    kiln_abi_size used;     /* bytes of records reserved so far (atomic) */
+    kiln_abi_size capacity; /* bytes of records the buffer holds */
 };
 
 #endif
