@@ -855,7 +855,7 @@ static int test_builtins_vectorise(void)
     unsetenv("KILN_DUMP_IR");
     CHECK(p);
     cc->destroy(p);
-    snprintf(path, sizeof(path), "%s/kiln-0-6-optimized.ll", dir);
+    snprintf(path, sizeof(path), "%s/kiln-0-7-optimized.ll", dir);
     char *text = read_text(path);
     CHECK(text);
     static const char *const wrappers[] = {"define void @kiln.wg.ints(",
