@@ -4,7 +4,8 @@
  *
  * Every library function is linkonce_odr (kernel-lib/tools/finalize.c sees to it),
  * and LLVM's linker copies such a definition only when the destination refers to
- * it, so a kernel pays only for the builtins it calls.
+ * it, so a kernel pays only for the builtins it calls. The library is read lazily,
+ * so a build does not parse the bodies of the builtins it does not call either.
  */
 #include "cc_internal.h"
 
@@ -20,10 +21,13 @@ enum kiln_cc_status kiln_cc_link_library(struct kiln_cc_build *b)
 
     if (!buf)
         return KILN_CC_OUT_OF_MEMORY;
-    /* The parse is not lazy, so the buffer (static data) can go right after. */
-    LLVMBool failed = LLVMParseBitcodeInContext2(b->ctx, buf, &lib);
-    LLVMDisposeMemoryBuffer(buf);
-    if (failed) {
+    /*
+     * Loaded lazily: only the symbol table is read now, and the linker reads the body
+     * of just the functions the module calls. The module owns the buffer (which
+     * wraps static data, so nothing is copied) and disposes of it with itself.
+     */
+    if (LLVMGetBitcodeModuleInContext2(b->ctx, buf, &lib)) {
+        LLVMDisposeMemoryBuffer(buf);
         kiln_cc_log_append(b->log, "error: the embedded kernel library is not valid bitcode\n");
         return KILN_CC_INTERNAL;
     }
