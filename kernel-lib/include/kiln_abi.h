@@ -30,6 +30,11 @@
  * bytes of the arena): the kernel library's work-group collectives exchange values
  * there. It holds one 8-byte slot per work-item of the largest group
  * (KILN_GROUP_SHARED_SLOTS) and a result area after them.
+ *
+ * ctx->stack_lo and ctx->stack_hi bound the stack of the thread that runs the
+ * work-group function: with ctx->scratch they are where private variables live, which
+ * is how the kernel library's to_private and to_global tell private pointers from
+ * global ones.
  */
 #ifndef KILN_KERNEL_LIB_KILN_ABI_H
 #define KILN_KERNEL_LIB_KILN_ABI_H
@@ -67,6 +72,8 @@ struct kiln_wg_ctx {
     kiln_abi_ptr scratch;       /* this worker's scratch area, or NULL */
     kiln_abi_size scratch_size; /* its size in bytes */
     kiln_abi_ptr group_shared;  /* this worker's collectives area, KILN_LOCAL_ALIGN aligned */
+    kiln_abi_ptr stack_lo;      /* the running thread's stack, [stack_lo, stack_hi) (ABI 5), */
+    kiln_abi_ptr stack_hi;      /* where to_private finds private variables; 0, 0 if unknown */
 };
 
 #endif
