@@ -111,9 +111,6 @@ typedef atomic_double kiln_atomic_double;
 
 /* ---- __global and generic objects: real atomics ------------------------------------- */
 
-/* `return` the old value of the atomic object *q (of T) after OP with v at order o. */
-#define KILN_REAL_RMW(OP, T, q, v, o) return KILN_RMW_ORDERED(OP, q, (T)(v), o)
-
 #define KILN_REAL_CAS(T, q, e, d, os, of)                                                          \
     T kiln_exp = *(e);                                                                             \
     bool kiln_ok = KILN_CAS_ORDERED(q, &kiln_exp, d, os, of);                                      \
