@@ -3,17 +3,19 @@
  * atomic_work_item_fence) and the address space qualifier functions (§6.15.9:
  * to_global, to_local, to_private, get_fence).
  *
- * Fences. Work-items of one group run on one thread and switch only at barriers, so a
- * fence that orders memory for the work-group (scope work_group or sub_group, or only
- * CLK_LOCAL_MEM_FENCE) needs no instruction: it becomes a compiler-only fence
- * (LLVM `fence syncscope("singlethread")`). A fence over global memory at device or
- * all_svm_devices scope is a real fence, which on x86 costs an instruction (mfence)
- * only at seq_cst. mem_fence, read_mem_fence and write_mem_fence are
- * atomic_work_item_fence at acq_rel, acquire and release; they take device scope, not
- * the work_group scope of §6.15.10, so that OpenCL 1.x kernels pairing
- * mem_fence(CLK_GLOBAL_MEM_FENCE) with atomics across work-groups keep working, at no
- * cost on x86. A relaxed order or empty flags fence nothing; an unknown order is
- * seq_cst.
+ * Fences. Work-items of one group run on one thread and switch only at barriers
+ * (region transform or fibers), and any synchronisation between them without a
+ * barrier goes through an atomic operation, which keeps the work-item loop serial:
+ * a fence that orders memory for the work-group only (scope work_item, work_group or
+ * sub_group, or only CLK_LOCAL_MEM_FENCE) has nothing to order and compiles to
+ * nothing, so a loop containing it still vectorises. A fence over global or image
+ * memory at a wider scope (device, all_svm_devices, an unknown value) is a real LLVM fence, an
+ * instruction on x86 (mfence) only at seq_cst. mem_fence, read_mem_fence and write_mem_fence are
+ * atomic_work_item_fence at acq_rel, acquire and release with work_group scope
+ * (§6.15.10), so they compile to nothing; OpenCL 1.x kernels that publish results to
+ * other work-groups pair them with the 1.x atomics, which are seq_cst and order the
+ * surrounding accesses themselves. A relaxed order or empty flags fence nothing; an
+ * unknown order is seq_cst.
  *
  * Address spaces. A generic pointer is local when it lies in this worker's __local
  * arena before the collectives' area ([ctx->local_mem, ctx->group_shared)), private
@@ -23,41 +25,36 @@
  */
 #include "kiln_lib.h"
 
-/* A fence `F(order)` (F a __c11_atomic_*_fence builtin) at OpenCL order `o`. */
-#define KILN_FENCE_ORDERED(F, o)                                                                   \
-    ((o) == memory_order_acquire   ? F(__ATOMIC_ACQUIRE)                                           \
-     : (o) == memory_order_release ? F(__ATOMIC_RELEASE)                                           \
-     : (o) == memory_order_acq_rel ? F(__ATOMIC_ACQ_REL)                                           \
-                                   : F(__ATOMIC_SEQ_CST))
+/* A fence at OpenCL order `o`; acquire, release, acq_rel, else seq_cst. */
+#define KILN_FENCE_ORDERED(o)                                                                      \
+    ((o) == memory_order_acquire   ? __c11_atomic_thread_fence(__ATOMIC_ACQUIRE)                   \
+     : (o) == memory_order_release ? __c11_atomic_thread_fence(__ATOMIC_RELEASE)                   \
+     : (o) == memory_order_acq_rel ? __c11_atomic_thread_fence(__ATOMIC_ACQ_REL)                   \
+                                   : __c11_atomic_thread_fence(__ATOMIC_SEQ_CST))
 
 void KILN_OVERLOAD atomic_work_item_fence(cl_mem_fence_flags flags, memory_order order,
                                           memory_scope scope)
 {
-    const cl_mem_fence_flags all = CLK_GLOBAL_MEM_FENCE | CLK_LOCAL_MEM_FENCE | CLK_IMAGE_MEM_FENCE;
-    if (order == memory_order_relaxed || (flags & all) == 0)
-        return;
     bool shared = (flags & (CLK_GLOBAL_MEM_FENCE | CLK_IMAGE_MEM_FENCE)) != 0 &&
                   scope != memory_scope_work_item && scope != memory_scope_work_group &&
                   scope != memory_scope_sub_group;
-    if (shared)
-        KILN_FENCE_ORDERED(__c11_atomic_thread_fence, order);
-    else
-        KILN_FENCE_ORDERED(__c11_atomic_signal_fence, order);
+    if (shared && order != memory_order_relaxed)
+        KILN_FENCE_ORDERED(order);
 }
 
 void KILN_OVERLOAD mem_fence(cl_mem_fence_flags flags)
 {
-    atomic_work_item_fence(flags, memory_order_acq_rel, memory_scope_device);
+    atomic_work_item_fence(flags, memory_order_acq_rel, memory_scope_work_group);
 }
 
 void KILN_OVERLOAD read_mem_fence(cl_mem_fence_flags flags)
 {
-    atomic_work_item_fence(flags, memory_order_acquire, memory_scope_device);
+    atomic_work_item_fence(flags, memory_order_acquire, memory_scope_work_group);
 }
 
 void KILN_OVERLOAD write_mem_fence(cl_mem_fence_flags flags)
 {
-    atomic_work_item_fence(flags, memory_order_release, memory_scope_device);
+    atomic_work_item_fence(flags, memory_order_release, memory_scope_work_group);
 }
 
 /* Whether address a lies in [lo, hi). */
