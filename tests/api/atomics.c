@@ -16,7 +16,9 @@
  * - to_global, to_local, to_private and get_fence on global, __local argument,
  *   kernel-scope __local, private and program-scope pointers, with and without a
  *   barrier (private values then live in the per-worker scratch area).
- * The device must report the atomics extensions and capabilities.
+ * The device must report the atomics extensions and capabilities, and a kernel calling
+ * atomic_fetch_add on a float (cl_ext_float_atomics, which Kiln lacks) must fail to build
+ * with a log naming the function.
  */
 #include "kiln_test.h"
 
@@ -663,6 +665,26 @@ static void run_addr(struct kt_env *env, const char *opts)
     free(out);
 }
 
+/* A builtin Kiln lacks (atomic_fetch_add on float) fails the build; the log names it. */
+static void run_missing(struct kt_env *env)
+{
+    const char *src = "kernel void k(global atomic_float *f) { atomic_fetch_add(f, 1.0f); }\n";
+    cl_int err;
+    cl_program p = clCreateProgramWithSource(env->context, 1, &src, NULL, &err);
+    KT_REQUIRE(err == CL_SUCCESS, "clCreateProgramWithSource: %d", err);
+    KT_EXPECT(clBuildProgram(p, 1, &env->device,
+                             "-cl-std=CL3.0 -Dcl_ext_float_atomics=1 "
+                             "-D__opencl_c_ext_fp32_global_atomic_add=1",
+                             NULL, NULL),
+              CL_BUILD_PROGRAM_FAILURE);
+    char log[8192] = "";
+    KT_EXPECT(clGetProgramBuildInfo(p, env->device, CL_PROGRAM_BUILD_LOG, sizeof(log), log, NULL),
+              CL_SUCCESS);
+    KT_CHECK(strstr(log, "_Z16atomic_fetch_addPU8CLglobalVU7_Atomicff") != NULL,
+             "the build log does not name the missing builtin: %s", log);
+    clReleaseProgram(p);
+}
+
 static void check_device(struct kt_env *env)
 {
     char ext[4096] = "";
@@ -721,6 +743,7 @@ int main(void)
 
     run_addr(&env, "-cl-std=CL3.0");
     run_addr(&env, "-cl-std=CL3.0 -DWITH_BARRIER");
+    run_missing(&env);
 
     kt_teardown(&env);
     return kt_finish("atomics");
