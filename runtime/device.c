@@ -396,8 +396,13 @@ cl_int CL_API_CALL clGetDeviceInfo(cl_device_id device, cl_device_info param, si
         put_u64(&a, 0);
         break;
     case CL_DEVICE_ATOMIC_MEMORY_CAPABILITIES:
+        /* every order and scope (kernel-lib/atomic: every scope is the system scope);
+         * work_item is a fence scope only */
+        put_u64(&a, CL_DEVICE_ATOMIC_ORDER_RELAXED | CL_DEVICE_ATOMIC_ORDER_ACQ_REL |
+                        CL_DEVICE_ATOMIC_ORDER_SEQ_CST | CL_DEVICE_ATOMIC_SCOPE_WORK_GROUP |
+                        CL_DEVICE_ATOMIC_SCOPE_DEVICE | CL_DEVICE_ATOMIC_SCOPE_ALL_DEVICES);
+        break;
     case CL_DEVICE_ATOMIC_FENCE_CAPABILITIES:
-        /* every order and scope (kernel-lib/atomic: all scopes are real system scope) */
         put_u64(&a, CL_DEVICE_ATOMIC_ORDER_RELAXED | CL_DEVICE_ATOMIC_ORDER_ACQ_REL |
                         CL_DEVICE_ATOMIC_ORDER_SEQ_CST | CL_DEVICE_ATOMIC_SCOPE_WORK_ITEM |
                         CL_DEVICE_ATOMIC_SCOPE_WORK_GROUP | CL_DEVICE_ATOMIC_SCOPE_DEVICE |
