@@ -10,7 +10,10 @@
  *   constants and as run-time values; compare_exchange loops (strong and weak); a
  *   failing compare_exchange; float and double load, store, exchange and
  *   compare-exchange loops, with the bitwise comparison of NaN and -0.0.
- * - atomic_flag as a spin lock guarding a non-atomic counter across work-groups.
+ * - The same C11 tests through the per-address-space overloads of Clang's full header
+ *   (__global and __local objects), which the kernel declares itself.
+ * - atomic_flag as a spin lock guarding a non-atomic counter across work-groups, and
+ *   the __local atomic_flag overloads.
  * - Fences: the "last group" pattern (write_mem_fence, atomic_inc, read_mem_fence),
  *   and every atomic_work_item_fence order and scope.
  * - to_global, to_local, to_private and get_fence on global, __local argument,
@@ -347,8 +350,8 @@ static void run_float_xchg(struct kt_env *env, const char *std)
 static const char *c11_src =
     "#pragma OPENCL EXTENSION cl_khr_int64_base_atomics : enable\n"
     "#pragma OPENCL EXTENSION cl_khr_int64_extended_atomics : enable\n"
-    "#define C11(T, AT, MULV, WX, BSH) \\\n"
-    "void ops_##T(volatile AT *c, ulong i, global T *r, memory_scope s, \\\n"
+    "#define OPS(NAME, AS, T, AT, MULV, WX, BSH) \\\n"
+    "void NAME(volatile AS AT *c, ulong i, global T *r, memory_scope s, \\\n"
     "             memory_order ro, memory_scope rs) { \\\n"
     "  T v = (T)(i * MULV + 3UL), w = (T)((i * 2654435761UL) ^ WX); \\\n"
     "  T bit = (T)((T)1 << ((i % 5) * 3 + BSH)); \\\n"
@@ -384,29 +387,79 @@ static const char *c11_src =
     "  case 1: atomic_store_explicit(&c[12], v, memory_order_release); break; \\\n"
     "  default: atomic_store(&c[12], v); break; \\\n"
     "  } \\\n"
-    "} \\\n"
-    "kernel void glob_##T(global AT *c, global T *r, global const int *ord, \\\n"
+    "}\n"
+    "#define C11(T, AT, MULV, WX, BSH, GAS, LAS, P) \\\n"
+    "OPS(P##g_##T, GAS, T, AT, MULV, WX, BSH) \\\n"
+    "OPS(P##l_##T, LAS, T, AT, MULV, WX, BSH) \\\n"
+    "kernel void P##glob_##T(global AT *c, global T *r, global const int *ord, \\\n"
     "                     global const int *scp) { \\\n"
     "  size_t i = get_global_id(0); \\\n"
-    "  ops_##T(c, i, r + i * 4, memory_scope_device, (memory_order)ord[i % 5], \\\n"
+    "  P##g_##T(c, i, r + i * 4, memory_scope_device, (memory_order)ord[i % 5], \\\n"
     "          (memory_scope)scp[i % 2]); \\\n"
     "} \\\n"
-    "kernel void loc_##T(global const T *init, global T *c, global T *r, \\\n"
+    "kernel void P##loc_##T(global const T *init, global T *c, global T *r, \\\n"
     "                    global const int *ord) { \\\n"
     "  local AT lc[14]; \\\n"
     "  size_t i = get_global_id(0), l = get_local_id(0), g = get_group_id(0); \\\n"
     "  if (l < 14) atomic_init(&lc[l], init[l]); \\\n"
     "  barrier(CLK_LOCAL_MEM_FENCE); \\\n"
-    "  ops_##T(lc, i, r + i * 4, memory_scope_work_group, (memory_order)ord[i % 5], \\\n"
+    "  P##l_##T(lc, i, r + i * 4, memory_scope_work_group, (memory_order)ord[i % 5], \\\n"
     "          memory_scope_work_group); \\\n"
     "  barrier(CLK_LOCAL_MEM_FENCE); \\\n"
     "  if (l < 14) c[g * 14 + l] = atomic_load_explicit(&lc[l], memory_order_relaxed, \\\n"
     "                                                   memory_scope_work_group); \\\n"
     "}\n"
-    "C11(int, atomic_int, 7UL, 0x80000005UL, 0)\n"
-    "C11(uint, atomic_uint, 7UL, 0x80000005UL, 0)\n"
-    "C11(long, atomic_long, 0x100000007UL, 0x8000000500000000UL, 20)\n"
-    "C11(ulong, atomic_ulong, 0x100000007UL, 0x8000000500000000UL, 20)\n"
+    "#define TYPES(GAS, LAS, P) \\\n"
+    "C11(int, atomic_int, 7UL, 0x80000005UL, 0, GAS, LAS, P) \\\n"
+    "C11(uint, atomic_uint, 7UL, 0x80000005UL, 0, GAS, LAS, P) \\\n"
+    "C11(long, atomic_long, 0x100000007UL, 0x8000000500000000UL, 20, GAS, LAS, P) \\\n"
+    "C11(ulong, atomic_ulong, 0x100000007UL, 0x8000000500000000UL, 20, GAS, LAS, P)\n"
+    "#ifdef HDR\n"
+    /* The per-address-space overloads of Clang's full header, declared here so that the
+       calls take them instead of the generic ones of the tablegen declarations. */
+    "#define OV __attribute__((overloadable))\n"
+    "#define DECL(AS, T, AT) \\\n"
+    "T OV atomic_fetch_add(volatile AS AT *, T); \\\n"
+    "T OV atomic_fetch_add_explicit(volatile AS AT *, T, memory_order); \\\n"
+    "T OV atomic_fetch_sub_explicit(volatile AS AT *, T, memory_order, memory_scope); \\\n"
+    "T OV atomic_fetch_min_explicit(volatile AS AT *, T, memory_order, memory_scope); \\\n"
+    "T OV atomic_fetch_max(volatile AS AT *, T); \\\n"
+    "T OV atomic_fetch_and_explicit(volatile AS AT *, T, memory_order); \\\n"
+    "T OV atomic_fetch_or_explicit(volatile AS AT *, T, memory_order, memory_scope); \\\n"
+    "T OV atomic_fetch_xor_explicit(volatile AS AT *, T, memory_order, memory_scope); \\\n"
+    "T OV atomic_exchange_explicit(volatile AS AT *, T, memory_order, memory_scope); \\\n"
+    "T OV atomic_load(volatile AS AT *); \\\n"
+    "T OV atomic_load_explicit(volatile AS AT *, memory_order, memory_scope); \\\n"
+    "bool OV atomic_compare_exchange_strong_explicit(volatile AS AT *, private T *, T, \\\n"
+    "                                                memory_order, memory_order, \\\n"
+    "                                                memory_scope); \\\n"
+    "bool OV atomic_compare_exchange_weak_explicit(volatile AS AT *, private T *, T, \\\n"
+    "                                              memory_order, memory_order); \\\n"
+    "bool OV atomic_compare_exchange_weak(volatile AS AT *, private T *, T); \\\n"
+    "void OV atomic_store(volatile AS AT *, T); \\\n"
+    "void OV atomic_store_explicit(volatile AS AT *, T, memory_order); \\\n"
+    "void OV atomic_store_explicit(volatile AS AT *, T, memory_order, memory_scope); \\\n"
+    "void OV atomic_init(volatile AS AT *, T);\n"
+    "DECL(global, int, atomic_int)\nDECL(local, int, atomic_int)\n"
+    "DECL(global, uint, atomic_uint)\nDECL(local, uint, atomic_uint)\n"
+    "DECL(global, long, atomic_long)\nDECL(local, long, atomic_long)\n"
+    "DECL(global, ulong, atomic_ulong)\nDECL(local, ulong, atomic_ulong)\n"
+    "bool OV atomic_flag_test_and_set_explicit(volatile local atomic_flag *, memory_order,\n"
+    "                                          memory_scope);\n"
+    "void OV atomic_flag_clear_explicit(volatile local atomic_flag *, memory_order,\n"
+    "                                   memory_scope);\n"
+    "TYPES(global, local, h)\n"
+    /* One work-item per group finds the local flag clear. */
+    "kernel void hflag(global int *out) {\n"
+    "  local atomic_flag f;\n"
+    "  if (get_local_id(0) == 0)\n"
+    "    atomic_flag_clear_explicit(&f, memory_order_release, memory_scope_work_group);\n"
+    "  barrier(CLK_LOCAL_MEM_FENCE);\n"
+    "  out[get_global_id(0)] = atomic_flag_test_and_set_explicit(&f, memory_order_acquire,\n"
+    "                                                            memory_scope_work_group);\n"
+    "}\n"
+    "#else\n"
+    "TYPES(, , )\n"
     /* Floating point: compare-exchange loops, exchange, store, load, bitwise compare. */
     "#define FP(T, AT) \\\n"
     "kernel void fp_##T(global AT *c, global T *r) { \\\n"
@@ -462,10 +515,14 @@ static const char *c11_src =
     "  atomic_work_item_fence(CLK_GLOBAL_MEM_FENCE | CLK_LOCAL_MEM_FENCE,\n"
     "                         (memory_order)ord[i % 5], (memory_scope)scp[i % 4]);\n"
     "  out[i] = l[li] * 2;\n"
-    "}\n";
+    "}\n"
+    "#endif\n";
 
-static void run_c11(struct kt_env *env, const struct itype *t)
+/* hdr: through the per-address-space overloads of the full header, declared by the kernel. */
+static void run_c11(struct kt_env *env, const struct itype *t, bool hdr)
 {
+    const char *opts = hdr ? "-cl-std=CL3.0 -DN=4096 -DHDR" : "-cl-std=CL3.0 -DN=4096";
+    const char *pre = hdr ? "h" : "";
     size_t es = (size_t)t->bits / 8;
     unsigned char *c = malloc(NC * es), *r = malloc((size_t)N * NR * es),
                   *lc = malloc((size_t)GROUPS * NC * es), *init = malloc(NC * es);
@@ -477,21 +534,21 @@ static void run_c11(struct kt_env *env, const struct itype *t)
     /* Run-time orders (relaxed ... seq_cst) and scopes (device, all_svm_devices). */
     cl_int ord[5] = {0, 2, 3, 4, 5}, scp[2] = {2, 3};
     char name[32], what[32];
-    snprintf(name, sizeof(name), "glob_%s", t->name);
+    snprintf(name, sizeof(name), "%sglob_%s", pre, t->name);
     struct kt_arg ga[] = {{KT_INOUT, NC * es, c},
                           {KT_OUT, (size_t)N * NR * es, r},
                           {KT_IN, sizeof(ord), ord},
                           {KT_IN, sizeof(scp), scp}};
-    KT_EXPECT(kt_run(env, c11_src, "-cl-std=CL3.0 -DN=4096", name, N, LOCAL, 4, ga), CL_SUCCESS);
-    check_counters(t, "C11 global", c, r, 0, N, true);
+    KT_EXPECT(kt_run(env, c11_src, opts, name, N, LOCAL, 4, ga), CL_SUCCESS);
+    check_counters(t, hdr ? "C11 __global" : "C11 global", c, r, 0, N, true);
 
-    snprintf(name, sizeof(name), "loc_%s", t->name);
-    snprintf(what, sizeof(what), "C11 local");
+    snprintf(name, sizeof(name), "%sloc_%s", pre, t->name);
+    snprintf(what, sizeof(what), hdr ? "C11 __local" : "C11 local");
     struct kt_arg la[] = {{KT_IN, NC * es, init},
                           {KT_OUT, (size_t)GROUPS * NC * es, lc},
                           {KT_OUT, (size_t)N * NR * es, r},
                           {KT_IN, sizeof(ord), ord}};
-    KT_EXPECT(kt_run(env, c11_src, "-cl-std=CL3.0 -DN=4096", name, N, LOCAL, 4, la), CL_SUCCESS);
+    KT_EXPECT(kt_run(env, c11_src, opts, name, N, LOCAL, 4, la), CL_SUCCESS);
     for (size_t g = 0; g < GROUPS; g++)
         check_counters(t, what, lc + g * NC * es, r, g * LOCAL, LOCAL, true);
     free(c);
@@ -558,6 +615,26 @@ static void run_spin(struct kt_env *env)
     KT_CHECK(counter[1] == reps * GROUPS * (GROUPS - 1) / 2, "spin lock: sum %d, want %d",
              counter[1], reps * GROUPS * (GROUPS - 1) / 2);
     KT_CHECK(flag == 0, "spin lock: the flag is left set (%d)", flag);
+}
+
+/* The __local atomic_flag overloads: in each group exactly one work-item finds it clear. */
+static void run_hflag(struct kt_env *env)
+{
+    cl_int *out = malloc(sizeof(cl_int) * N);
+    KT_REQUIRE(out, "out of memory");
+    struct kt_arg a[] = {{KT_OUT, sizeof(cl_int) * N, out}};
+    KT_EXPECT(kt_run(env, c11_src, "-cl-std=CL3.0 -DN=4096 -DHDR", "hflag", N, LOCAL, 1, a),
+              CL_SUCCESS);
+    for (size_t g = 0; g < GROUPS; g++) {
+        int clear = 0, set = 0;
+        for (size_t l = 0; l < LOCAL; l++) {
+            clear += out[g * LOCAL + l] == 0;
+            set += out[g * LOCAL + l] == 1;
+        }
+        KT_CHECK(clear == 1 && set == LOCAL - 1, "local atomic_flag, group %zu: %d clear, %d set",
+                 g, clear, set);
+    }
+    free(out);
 }
 
 static void run_fences(struct kt_env *env)
@@ -735,10 +812,15 @@ int main(void)
     run_last(&env, "CL1.2");
     run_last(&env, "CL3.0");
 
-    run_c11(&env, &t_int);
-    run_c11(&env, &t_uint);
-    run_c11(&env, &t_long);
-    run_c11(&env, &t_ulong);
+    run_c11(&env, &t_int, false);
+    run_c11(&env, &t_uint, false);
+    run_c11(&env, &t_long, false);
+    run_c11(&env, &t_ulong, false);
+    run_c11(&env, &t_int, true);
+    run_c11(&env, &t_uint, true);
+    run_c11(&env, &t_long, true);
+    run_c11(&env, &t_ulong, true);
+    run_hflag(&env);
     run_fp(&env);
     run_spin(&env);
     run_fences(&env);
