@@ -18,6 +18,9 @@
  *    and switch only at barriers (region transform or fibers), so an atomic operation
  *    on them is a volatile load and store: nothing can interleave with it. Volatile
  *    keeps the compiler from tagging them as parallel accesses of the work-item loop.
+ *    The generic bodies of the read-modify-writes, stores, compare-exchanges and flag
+ *    functions check whether the pointer lies in the worker's __local arena and take
+ *    this path if so (kiln_arena.h).
  *
  * compare_exchange compares the bits of the values (as C11's memcmp does), so a float
  * NaN can match itself and -0.0 does not match +0.0. The _weak forms never fail
@@ -25,7 +28,7 @@
  * (atomic_uintptr_t with ptrdiff_t or intptr_t, atomic_intptr_t with uintptr_t) convert
  * the operand to the object's type and operate with the object's signedness.
  */
-#include "kiln_lib.h"
+#include "kiln_arena.h"
 
 #pragma OPENCL EXTENSION cl_khr_int64_base_atomics : enable
 #pragma OPENCL EXTENSION cl_khr_int64_extended_atomics : enable
@@ -192,7 +195,8 @@ KILN_LEGACY2(atomic_xchg, exchange, float, uint)
 #define KILN_C11_RMW_REAL(NAME, OP, T, U)                                                          \
     T KILN_OVERLOAD NAME##_explicit(volatile KILN_A(T) * p, T v, memory_order o, memory_scope s)   \
     {                                                                                              \
-        (void)s;                                                                                   \
+        if (kiln_in_local_arena(p))                                                                \
+            return NAME##_explicit((volatile __local KILN_A(T) *)p, v, o, s);                      \
         return KILN_RMW_ORDERED(OP, (KILN_A(T) *)p, v, o);                                         \
     }
 #define KILN_C11_RMW_LOCAL(NAME, OP, T, U)                                                         \
@@ -221,8 +225,8 @@ KILN_LEGACY2(atomic_xchg, exchange, float, uint)
         return NAME##_explicit(p, v, o, memory_scope_device);                                      \
     }
 #define KILN_C11_RMW(NAME, OP, T, U)                                                               \
-    KILN_C11_RMW_REAL(NAME, OP, T, U)                                                              \
     KILN_C11_RMW_LOCAL(NAME, OP, T, U)                                                             \
+    KILN_C11_RMW_REAL(NAME, OP, T, U)                                                              \
     KILN_C11_RMW_FWD(NAME, __global, , T, T)                                                       \
     KILN_C11_RMW_SHORT(NAME, , T, T)                                                               \
     KILN_C11_RMW_SHORT(NAME, __global, T, T)                                                       \
@@ -263,18 +267,20 @@ KILN_LEGACY2(atomic_xchg, exchange, float, uint)
     {                                                                                              \
         return atomic_load_explicit((volatile KILN_A(T) *)p, o, s);                                \
     }                                                                                              \
-    void KILN_OVERLOAD atomic_store_explicit(volatile KILN_A(T) * p, T v, memory_order o,          \
-                                             memory_scope s)                                       \
-    {                                                                                              \
-        (void)s;                                                                                   \
-        KILN_STORE_ORDERED((KILN_A(T) *)p, v, o);                                                  \
-    }                                                                                              \
     void KILN_OVERLOAD atomic_store_explicit(volatile __local KILN_A(T) * p, T v, memory_order o,  \
                                              memory_scope s)                                       \
     {                                                                                              \
         (void)o;                                                                                   \
         (void)s;                                                                                   \
         *(volatile __local T *)p = v;                                                              \
+    }                                                                                              \
+    void KILN_OVERLOAD atomic_store_explicit(volatile KILN_A(T) * p, T v, memory_order o,          \
+                                             memory_scope s)                                       \
+    {                                                                                              \
+        if (kiln_in_local_arena(p))                                                                \
+            atomic_store_explicit((volatile __local KILN_A(T) *)p, v, o, s);                       \
+        else                                                                                       \
+            KILN_STORE_ORDERED((KILN_A(T) *)p, v, o);                                              \
     }                                                                                              \
     void KILN_OVERLOAD atomic_store_explicit(volatile __global KILN_A(T) * p, T v, memory_order o, \
                                              memory_scope s)                                       \
@@ -309,12 +315,6 @@ KILN_LEGACY2(atomic_xchg, exchange, float, uint)
  * `expected`; the __local-object body with a generic `expected` is Kiln's own overload.
  */
 #define KILN_C11_CAS_BODIES(T, U)                                                                  \
-    bool KILN_OVERLOAD atomic_compare_exchange_strong_explicit(                                    \
-        volatile KILN_A(T) * p, T * e, T d, memory_order os, memory_order of, memory_scope s)      \
-    {                                                                                              \
-        (void)s;                                                                                   \
-        KILN_REAL_CAS(T, (KILN_A(T) *)p, e, d, os, of);                                            \
-    }                                                                                              \
     bool KILN_OVERLOAD atomic_compare_exchange_strong_explicit(volatile __local KILN_A(T) * p,     \
                                                                T * e, T d, memory_order os,        \
                                                                memory_order of, memory_scope s)    \
@@ -323,6 +323,14 @@ KILN_LEGACY2(atomic_xchg, exchange, float, uint)
         (void)of;                                                                                  \
         (void)s;                                                                                   \
         KILN_LOCAL_CAS(T, U, p, e, d);                                                             \
+    }                                                                                              \
+    bool KILN_OVERLOAD atomic_compare_exchange_strong_explicit(                                    \
+        volatile KILN_A(T) * p, T * e, T d, memory_order os, memory_order of, memory_scope s)      \
+    {                                                                                              \
+        if (kiln_in_local_arena(p))                                                                \
+            return atomic_compare_exchange_strong_explicit((volatile __local KILN_A(T) *)p, e, d,  \
+                                                           os, of, s);                             \
+        KILN_REAL_CAS(T, (KILN_A(T) *)p, e, d, os, of);                                            \
     }
 /* Object space AS, `expected` space EAS, calling the body of object space TAS. */
 #define KILN_C11_CAS_FORMS(NAME, AS, EAS, TAS, T)                                                  \
@@ -416,13 +424,6 @@ KILN_C11_MIXED(atomic_fetch_and, long, ulong)
 KILN_C11_MIXED(atomic_fetch_min, long, ulong)
 
 /* atomic_flag_test_and_set and atomic_flag_clear (atomic_flag is an atomic_int). */
-bool KILN_OVERLOAD atomic_flag_test_and_set_explicit(volatile atomic_flag *p, memory_order o,
-                                                     memory_scope s)
-{
-    (void)s;
-    return KILN_RMW_ORDERED(exchange, (atomic_int *)p, 1, o) != 0;
-}
-
 bool KILN_OVERLOAD atomic_flag_test_and_set_explicit(volatile __local atomic_flag *p,
                                                      memory_order o, memory_scope s)
 {
@@ -434,19 +435,29 @@ bool KILN_OVERLOAD atomic_flag_test_and_set_explicit(volatile __local atomic_fla
     return old != 0;
 }
 
-void KILN_OVERLOAD atomic_flag_clear_explicit(volatile atomic_flag *p, memory_order o,
-                                              memory_scope s)
-{
-    (void)s;
-    KILN_STORE_ORDERED((atomic_int *)p, 0, o);
-}
-
 void KILN_OVERLOAD atomic_flag_clear_explicit(volatile __local atomic_flag *p, memory_order o,
                                               memory_scope s)
 {
     (void)o;
     (void)s;
     *(volatile __local int *)p = 0;
+}
+
+bool KILN_OVERLOAD atomic_flag_test_and_set_explicit(volatile atomic_flag *p, memory_order o,
+                                                     memory_scope s)
+{
+    if (kiln_in_local_arena(p))
+        return atomic_flag_test_and_set_explicit((volatile __local atomic_flag *)p, o, s);
+    return KILN_RMW_ORDERED(exchange, (atomic_int *)p, 1, o) != 0;
+}
+
+void KILN_OVERLOAD atomic_flag_clear_explicit(volatile atomic_flag *p, memory_order o,
+                                              memory_scope s)
+{
+    if (kiln_in_local_arena(p))
+        atomic_flag_clear_explicit((volatile __local atomic_flag *)p, o, s);
+    else
+        KILN_STORE_ORDERED((atomic_int *)p, 0, o);
 }
 
 bool KILN_OVERLOAD atomic_flag_test_and_set_explicit(volatile __global atomic_flag *p,

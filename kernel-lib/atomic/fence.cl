@@ -23,7 +23,7 @@
  * stacks) or on the worker thread's stack ([ctx->stack_lo, ctx->stack_hi)), and
  * global otherwise. Clang calls the unmangled __to_global, __to_local, __to_private.
  */
-#include "kiln_lib.h"
+#include "kiln_arena.h"
 
 /* A fence at OpenCL order `o`; acquire, release, acq_rel, else seq_cst. */
 #define KILN_FENCE_ORDERED(o)                                                                      \
@@ -57,18 +57,6 @@ void KILN_OVERLOAD write_mem_fence(cl_mem_fence_flags flags)
     atomic_work_item_fence(flags, memory_order_release, memory_scope_work_group);
 }
 
-/* Whether address a lies in [lo, hi). */
-static bool kiln_within(ulong a, ulong lo, ulong hi)
-{
-    return a - lo < hi - lo;
-}
-
-static bool kiln_is_local(const void *p)
-{
-    const struct kiln_wg_ctx *c = __kiln_ctx();
-    return kiln_within((ulong)p, c->local_mem, c->group_shared);
-}
-
 static bool kiln_is_private(const void *p)
 {
     const struct kiln_wg_ctx *c = __kiln_ctx();
@@ -79,12 +67,12 @@ static bool kiln_is_private(const void *p)
 
 __global void *__to_global(void *p)
 {
-    return kiln_is_local(p) || kiln_is_private(p) ? NULL : (__global void *)p;
+    return kiln_in_local_arena(p) || kiln_is_private(p) ? NULL : (__global void *)p;
 }
 
 __local void *__to_local(void *p)
 {
-    return kiln_is_local(p) ? (__local void *)p : NULL;
+    return kiln_in_local_arena(p) ? (__local void *)p : NULL;
 }
 
 __private void *__to_private(void *p)
@@ -94,7 +82,7 @@ __private void *__to_private(void *p)
 
 cl_mem_fence_flags KILN_OVERLOAD get_fence(void *p)
 {
-    return kiln_is_local(p) ? CLK_LOCAL_MEM_FENCE : CLK_GLOBAL_MEM_FENCE;
+    return kiln_in_local_arena(p) ? CLK_LOCAL_MEM_FENCE : CLK_GLOBAL_MEM_FENCE;
 }
 
 cl_mem_fence_flags KILN_OVERLOAD get_fence(const void *p)
