@@ -14,6 +14,7 @@
  */
 #include "rt_internal.h"
 
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -118,6 +119,31 @@ static size_t group_extent(const struct kiln_wg_ctx *ctx, int d, size_t id)
 }
 
 /*
+ * The calling thread's stack, [*lo, *hi): the kernel library's to_private looks for
+ * private variables there (kiln_abi.h). Asked once per thread; 0, 0 if unknown.
+ */
+static void thread_stack(kiln_abi_ptr *lo, kiln_abi_ptr *hi)
+{
+    static _Thread_local unsigned char *stack_lo, *stack_hi;
+    static _Thread_local bool known;
+    if (!known) {
+        pthread_attr_t attr;
+        void *addr;
+        size_t size;
+        if (pthread_getattr_np(pthread_self(), &attr) == 0) {
+            if (pthread_attr_getstack(&attr, &addr, &size) == 0) {
+                stack_lo = addr;
+                stack_hi = stack_lo + size;
+            }
+            pthread_attr_destroy(&attr);
+        }
+        known = true;
+    }
+    *lo = stack_lo;
+    *hi = stack_hi;
+}
+
+/*
  * Runs groups [first, first + count) in linear order, x fastest. The ids are
  * divided out once per chunk and then stepped, so a group costs one call of
  * the work-group function and no division: small groups stay cheap.
@@ -132,6 +158,7 @@ static void run_groups(struct kiln_sched_job *job, size_t first, size_t count,
     ctx.group_shared = (unsigned char *)w->local_mem + w->local_mem_size - KILN_GROUP_SHARED_SIZE;
     if (nd->scratch)
         ctx.scratch = nd->scratch + (size_t)w->index * ctx.scratch_size;
+    thread_stack(&ctx.stack_lo, &ctx.stack_hi);
     const size_t gx = nd->groups[0], gy = nd->groups[1];
     ctx.group_id[0] = first % gx;
     ctx.group_id[1] = (first / gx) % gy;

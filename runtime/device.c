@@ -24,6 +24,12 @@ static pthread_mutex_t sched_lock = PTHREAD_MUTEX_INITIALIZER;
 static const cl_name_version device_exts[] = {
     {CL_MAKE_VERSION(1, 0, 0), "cl_khr_byte_addressable_store"},
     {CL_MAKE_VERSION(1, 0, 0), "cl_khr_extended_versioning"},
+    {CL_MAKE_VERSION(1, 0, 0), "cl_khr_global_int32_base_atomics"},
+    {CL_MAKE_VERSION(1, 0, 0), "cl_khr_global_int32_extended_atomics"},
+    {CL_MAKE_VERSION(1, 0, 0), "cl_khr_local_int32_base_atomics"},
+    {CL_MAKE_VERSION(1, 0, 0), "cl_khr_local_int32_extended_atomics"},
+    {CL_MAKE_VERSION(1, 0, 0), "cl_khr_int64_base_atomics"},
+    {CL_MAKE_VERSION(1, 0, 0), "cl_khr_int64_extended_atomics"},
 };
 
 static const cl_name_version c_versions[] = {
@@ -36,6 +42,10 @@ static const cl_name_version c_versions[] = {
 static const cl_name_version c_features[] = {
     {CL_MAKE_VERSION(3, 0, 0), "__opencl_c_int64"},
     {CL_MAKE_VERSION(3, 0, 0), "__opencl_c_work_group_collective_functions"},
+    {CL_MAKE_VERSION(3, 0, 0), "__opencl_c_atomic_order_acq_rel"},
+    {CL_MAKE_VERSION(3, 0, 0), "__opencl_c_atomic_order_seq_cst"},
+    {CL_MAKE_VERSION(3, 0, 0), "__opencl_c_atomic_scope_device"},
+    {CL_MAKE_VERSION(3, 0, 0), "__opencl_c_atomic_scope_all_devices"},
 };
 
 cl_int kiln_rt_check_device(cl_device_id d)
@@ -413,12 +423,17 @@ cl_int CL_API_CALL clGetDeviceInfo(cl_device_id device, cl_device_info param, si
                         CL_DEVICE_SVM_FINE_GRAIN_SYSTEM);
         break;
     case CL_DEVICE_ATOMIC_MEMORY_CAPABILITIES:
-        /* the minimum OpenCL 3.0 requires */
-        put_u64(&a, CL_DEVICE_ATOMIC_ORDER_RELAXED | CL_DEVICE_ATOMIC_SCOPE_WORK_GROUP);
+        /* every order and scope (kernel-lib/atomic: every scope is the system scope);
+         * work_item is a fence scope only */
+        put_u64(&a, CL_DEVICE_ATOMIC_ORDER_RELAXED | CL_DEVICE_ATOMIC_ORDER_ACQ_REL |
+                        CL_DEVICE_ATOMIC_ORDER_SEQ_CST | CL_DEVICE_ATOMIC_SCOPE_WORK_GROUP |
+                        CL_DEVICE_ATOMIC_SCOPE_DEVICE | CL_DEVICE_ATOMIC_SCOPE_ALL_DEVICES);
         break;
     case CL_DEVICE_ATOMIC_FENCE_CAPABILITIES:
         put_u64(&a, CL_DEVICE_ATOMIC_ORDER_RELAXED | CL_DEVICE_ATOMIC_ORDER_ACQ_REL |
-                        CL_DEVICE_ATOMIC_SCOPE_WORK_GROUP);
+                        CL_DEVICE_ATOMIC_ORDER_SEQ_CST | CL_DEVICE_ATOMIC_SCOPE_WORK_ITEM |
+                        CL_DEVICE_ATOMIC_SCOPE_WORK_GROUP | CL_DEVICE_ATOMIC_SCOPE_DEVICE |
+                        CL_DEVICE_ATOMIC_SCOPE_ALL_DEVICES);
         break;
     case CL_DEVICE_PREFERRED_WORK_GROUP_SIZE_MULTIPLE:
         put_size(&a, 16);

@@ -114,7 +114,7 @@ struct kiln_cc_interface {
     int (*from_cache)(const struct kiln_cc_program *p);
 };
 
-#define KILN_CC_ABI_VERSION 5
+#define KILN_CC_ABI_VERSION 6
 
 /* The one exported symbol of libkiln-cc.so. */
 typedef const struct kiln_cc_interface *(*kiln_cc_interface_fn)(void);

@@ -36,6 +36,11 @@
  * compiler turns each printf call into one record appended to it
  * (device-cpu/compiler/lower_printf.c); the runtime prints the records when the
  * command completes (runtime/printf.c). docs/printf.md describes the format.
+ *
+ * ctx->stack_lo and ctx->stack_hi bound the stack of the thread that runs the
+ * work-group function: with ctx->scratch they are where private variables live, which
+ * is how the kernel library's to_private and to_global tell private pointers from
+ * global ones.
  */
 #ifndef KILN_KERNEL_LIB_KILN_ABI_H
 #define KILN_KERNEL_LIB_KILN_ABI_H
@@ -74,6 +79,8 @@ struct kiln_wg_ctx {
     kiln_abi_size scratch_size; /* its size in bytes */
     kiln_abi_ptr group_shared;  /* this worker's collectives area, KILN_LOCAL_ALIGN aligned */
     kiln_abi_ptr printf_buffer; /* the command's struct kiln_printf_buffer, or NULL */
+    kiln_abi_ptr stack_lo;      /* the running thread's stack, [stack_lo, stack_hi) (ABI 6), */
+    kiln_abi_ptr stack_hi;      /* where to_private finds private variables; 0, 0 if unknown */
 };
 
 /*

@@ -55,6 +55,7 @@ extern const struct bench_case bench_case_launch;
 extern const struct bench_case bench_case_burst;
 extern const struct bench_case bench_case_copybuf;
 extern const struct bench_case bench_case_fillbuf;
+extern const struct bench_case bench_case_histogram;
 
 /* bench_pool.c: a fixed set of named worker threads that run one function at a time. */
 
