@@ -134,6 +134,15 @@ cl_int CL_API_CALL clReleaseKernel(cl_kernel kernel)
     return err;
 }
 
+void kiln_rt_kernel_store_arg(cl_kernel kernel, cl_uint index, struct kiln_rt_arg arg)
+{
+    pthread_mutex_lock(&kernel->lock);
+    unsigned char *old = kernel->args[index].value;
+    kernel->args[index] = arg;
+    pthread_mutex_unlock(&kernel->lock);
+    free(old);
+}
+
 cl_int CL_API_CALL clSetKernelArg(cl_kernel kernel, cl_uint arg_index, size_t arg_size,
                                   const void *arg_value)
 {
@@ -180,11 +189,7 @@ cl_int CL_API_CALL clSetKernelArg(cl_kernel kernel, cl_uint arg_index, size_t ar
         return KILN_ERR(CL_INVALID_ARG_VALUE, "argument %u is of a kind Kiln cannot pass yet",
                         arg_index);
     }
-    pthread_mutex_lock(&kernel->lock);
-    unsigned char *old = kernel->args[arg_index].value;
-    kernel->args[arg_index] = next;
-    pthread_mutex_unlock(&kernel->lock);
-    free(old);
+    kiln_rt_kernel_store_arg(kernel, arg_index, next);
     return CL_SUCCESS;
 }
 

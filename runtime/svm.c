@@ -293,11 +293,7 @@ cl_int CL_API_CALL clSetKernelArgSVMPointer(cl_kernel kernel, cl_uint arg_index,
                         arg_index);
     /* Fine-grained system SVM: any address, NULL included, is a valid argument. */
     struct kiln_rt_arg next = {.set = true, .size = sizeof(void *), .svm = (void *)arg_value};
-    pthread_mutex_lock(&kernel->lock);
-    unsigned char *old = kernel->args[arg_index].value;
-    kernel->args[arg_index] = next;
-    pthread_mutex_unlock(&kernel->lock);
-    free(old);
+    kiln_rt_kernel_store_arg(kernel, arg_index, next);
     return CL_SUCCESS;
 }
 
