@@ -5,6 +5,11 @@
  * Every library function is linkonce_odr (kernel-lib/tools/finalize.c sees to it),
  * and LLVM's linker copies such a definition only when the destination refers to
  * it, so a kernel pays only for the builtins it calls.
+ *
+ * The library is loaded lazily: only its symbol table is read up front, and the
+ * linker materialises the bodies of the functions it copies. The library holds
+ * thousands of functions (every conversion and vector-data overload, for one), so
+ * parsing all of it would dominate a cold build of a small kernel.
  */
 #include "cc_internal.h"
 
@@ -20,10 +25,12 @@ enum kiln_cc_status kiln_cc_link_library(struct kiln_cc_build *b)
 
     if (!buf)
         return KILN_CC_OUT_OF_MEMORY;
-    /* The parse is not lazy, so the buffer (static data) can go right after. */
-    LLVMBool failed = LLVMParseBitcodeInContext2(b->ctx, buf, &lib);
-    LLVMDisposeMemoryBuffer(buf);
-    if (failed) {
+    /*
+     * The lazy module takes the buffer (which only points at static data) and keeps
+     * it until the module is destroyed; on failure the buffer is still ours.
+     */
+    if (LLVMGetBitcodeModuleInContext2(b->ctx, buf, &lib)) {
+        LLVMDisposeMemoryBuffer(buf);
         kiln_cc_log_append(b->log, "error: the embedded kernel library is not valid bitcode\n");
         return KILN_CC_INTERNAL;
     }
