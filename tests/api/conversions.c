@@ -12,6 +12,8 @@
  *    in the default form and in one more form that rotates through _sat and the modes,
  *    each lane checked against the scalar reference.
  * 3. as_<type> between vector and scalar types of the same size, checked with memcpy.
+ * 4. Forms the specification lacks (_sat to float, a width change) fail to build, and the
+ *    log names the function.
  * Float -> integer conversions out of range without _sat are undefined, so they are
  * not checked.
  */
@@ -550,6 +552,40 @@ static void run_program(struct kt_env *env, const char *src, const char *options
     clReleaseProgram(p);
 }
 
+/*
+ * Calls the specification does not allow fail to build, with CL_BUILD_PROGRAM_FAILURE and a
+ * log that names the function.
+ */
+static void refusals(struct kt_env *env)
+{
+    static const struct {
+        const char *src, *name, *what;
+    } cases[] = {
+        {"kernel void k(global int *a, global float *o) { o[0] = convert_float_sat(a[0]); }",
+         "convert_float_sat", "_sat to a floating type"},
+        {"kernel void k(global int4 *a, global float3 *o) { o[0] = convert_float3(a[0]); }",
+         "convert_float3", "a width change"},
+    };
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        cl_int err;
+        const char *src = cases[i].src;
+        cl_program p = clCreateProgramWithSource(env->context, 1, &src, NULL, &err);
+        KT_REQUIRE(err == CL_SUCCESS, "clCreateProgramWithSource: %d", err);
+        err = clBuildProgram(p, 1, &env->device, "-cl-std=CL3.0", NULL, NULL);
+        KT_CHECK(err == CL_BUILD_PROGRAM_FAILURE, "%s: build gave %d", cases[i].what, err);
+        size_t size = 0;
+        clGetProgramBuildInfo(p, env->device, CL_PROGRAM_BUILD_LOG, 0, NULL, &size);
+        char *log = calloc(1, size + 1);
+        KT_REQUIRE(log, "out of memory");
+        KT_EXPECT(clGetProgramBuildInfo(p, env->device, CL_PROGRAM_BUILD_LOG, size, log, NULL),
+                  CL_SUCCESS);
+        KT_CHECK(strstr(log, cases[i].name) != NULL, "%s: the log does not name %s:\n%s",
+                 cases[i].what, cases[i].name, log);
+        free(log);
+        clReleaseProgram(p);
+    }
+}
+
 int main(void)
 {
     struct kt_env env;
@@ -560,6 +596,7 @@ int main(void)
     printf("%d conversions checked, %d wrong\n", n_checked, n_failed);
     KT_CHECK(n_failed == 0, "%d conversions wrong", n_failed);
     free(src);
+    refusals(&env);
     kt_teardown(&env);
     return kt_finish("conversions");
 }

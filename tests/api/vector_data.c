@@ -16,6 +16,7 @@
  *    __local and __private destinations too.
  * 4. shuffle and shuffle2 for every element type with random masks whose high bits must be
  *    ignored: every input and mask width for int, a rotating third of them for the rest.
+ * 5. A store to __constant and a 3-element shuffle fail to build, the log naming them.
  */
 #include "kiln_test.h"
 #include "conv_ref.h"
@@ -580,6 +581,40 @@ static void shuffles(struct kt_env *env, const char *std)
     clReleaseProgram(p);
 }
 
+/*
+ * Calls the specification does not allow fail to build, with CL_BUILD_PROGRAM_FAILURE and a
+ * log that names the function.
+ */
+static void refusals(struct kt_env *env)
+{
+    static const struct {
+        const char *src, *name, *what;
+    } cases[] = {
+        {"kernel void k(constant float *c, global float *o) { vstore4(vload4(0, c), 0, c); }",
+         "vstore4", "a store to __constant"},
+        {"kernel void k(global float *o) { o[0] = shuffle((float3)(1.0f), (uint4)(0)).x; }",
+         "shuffle", "a 3-element shuffle input"},
+    };
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        cl_int err;
+        const char *src = cases[i].src;
+        cl_program p = clCreateProgramWithSource(env->context, 1, &src, NULL, &err);
+        KT_REQUIRE(err == CL_SUCCESS, "clCreateProgramWithSource: %d", err);
+        err = clBuildProgram(p, 1, &env->device, "-cl-std=CL3.0", NULL, NULL);
+        KT_CHECK(err == CL_BUILD_PROGRAM_FAILURE, "%s: build gave %d", cases[i].what, err);
+        size_t size = 0;
+        clGetProgramBuildInfo(p, env->device, CL_PROGRAM_BUILD_LOG, 0, NULL, &size);
+        char *log = calloc(1, size + 1);
+        KT_REQUIRE(log, "out of memory");
+        KT_EXPECT(clGetProgramBuildInfo(p, env->device, CL_PROGRAM_BUILD_LOG, size, log, NULL),
+                  CL_SUCCESS);
+        KT_CHECK(strstr(log, cases[i].name) != NULL, "%s: the log does not name %s:\n%s",
+                 cases[i].what, cases[i].name, log);
+        free(log);
+        clReleaseProgram(p);
+    }
+}
+
 int main(void)
 {
     struct kt_env env;
@@ -591,6 +626,7 @@ int main(void)
     store_half(&env, "-cl-std=CL1.2", 0);
     store_half(&env, "-cl-std=CL3.0", 1);
     shuffles(&env, "-cl-std=CL3.0");
+    refusals(&env);
     kt_teardown(&env);
     return kt_finish("vector_data");
 }
