@@ -21,10 +21,10 @@
  *   way. The floating-point environment is never changed.
  * - double -> float: the same correction, the difference coming from comparing the
  *   result converted back (exactly) with the source.
- * - to half: on the bits (kiln_conv.h), every mode correctly rounded, from the source
- *   converted exactly to double (every integer up to 2^53 and every float is exact there;
- *   larger integers are far beyond the half range, where rounding them first changes
- *   nothing).
+ * - to half: on the bits (kiln_conv.h), every mode correctly rounded, from a float as
+ *   it is and from anything else converted exactly to double (every integer up to 2^53
+ *   is exact there; larger integers are far beyond the half range, where rounding them
+ *   first changes nothing).
  * - from half: exact, on the bits; half -> integer goes through float, which is exact.
  * - widening floating conversions are exact, so every mode gives the same result.
  */
@@ -168,9 +168,12 @@
     }                                                                                              \
     return f;
 
-/* anything -> half: exactly to double, then rounded on the bits. */
+/* integer -> half: exactly to double, then rounded on the bits; float -> half directly. */
 #define KILN_BODY_IH(S, D, N, SAT, M) return as_half##N(kiln_d2h##N(KILN_CVT(N, x, double##N), M));
-#define KILN_BODY_FH(S, D, N, SAT, M) KILN_BODY_IH(S, D, N, SAT, M)
+#define KILN_BODY_FH(S, D, N, SAT, M)                                                              \
+    if (sizeof(S) == 4)                                                                            \
+        return as_half##N(kiln_f2h##N(KILN_CVT(N, x, float##N), M));                               \
+    return as_half##N(kiln_d2h##N(KILN_CVT(N, x, double##N), M));
 
 /* float or double -> integer. */
 #define KILN_BODY_FI(S, D, N, SAT, M)                                                              \

@@ -67,53 +67,61 @@
                           : 0 * (c))
 
 /*
- * kiln_d2h<N>(x, mode): the bits of the half nearest x in rounding mode `mode`
- * (KILN_RM_DEF means _rte). Correct for every double, denormal halves included:
- * the significand is shifted right to the half's precision (further for results
- * below the normal range), the bits shifted out decide the increment, and a carry
- * out of the significand moves to the next binade or to infinity by itself. Results
- * beyond the largest half are infinity or HALF_MAX as the mode says; a NaN stays a
- * quiet NaN with the top of its payload and its sign.
+ * kiln_d2h<N>(x, mode) and kiln_f2h<N>(x, mode): the bits of the half nearest x in
+ * rounding mode `mode` (KILN_RM_DEF means _rte), from a double or a float. Correct for
+ * every input, denormal halves included: the significand is shifted right to the
+ * half's precision (further for results below the normal range, at most to the
+ * sign bit's place, which leaves only sticky bits), the bits shifted out decide the
+ * increment, and a carry out of the significand moves to the next binade or to
+ * infinity by itself. Results beyond the largest half are infinity or HALF_MAX as the
+ * mode says; a NaN stays a quiet NaN with the top of its payload and its sign. Both
+ * are one template, KILN_TO_HALF, over the source format: its unsigned and signed bit
+ * types U and S, its width W, FRAC significand bits and exponent bias BIAS.
  *
  * kiln_h2f<N>(bits): the float equal to a half (exact).
  */
-#define KILN_HALF_HELPERS(N)                                                                       \
-    static inline ushort##N kiln_d2h##N(double##N x, int mode)                                     \
+#define KILN_TO_HALF(NAME, FT, U, S, N, W, FRAC, BIAS)                                             \
+    static inline ushort##N NAME##N(FT##N x, int mode)                                             \
     {                                                                                              \
-        ulong##N b = as_ulong##N(x);                                                               \
-        ulong##N sign = b >> 63;                                                                   \
-        ulong##N a = b & 0x7fffffffffffffffUL;                                                     \
-        long##N e = as_long##N(a >> 52) - 1008; /* the half's biased exponent */                   \
-        ulong##N m = (a & 0xfffffffffffffUL) |                                                     \
-                     (a >= 0x10000000000000UL ? (ulong##N)0x10000000000000UL : (ulong##N)0);       \
-        ulong##N sh = as_ulong##N(KILN_MIN(42 + KILN_MAX(1 - e, (long##N)0), (long##N)63));        \
-        ulong##N q = m >> sh;                                                                      \
-        ulong##N rem = m & (((ulong##N)1 << sh) - 1);                                              \
-        ulong##N tie = (ulong##N)1 << (sh - 1);                                                    \
-        ulong##N r = q + (e > 0 ? as_ulong##N(e - 1) << 10 : (ulong##N)0);                         \
-        ulong##N up;                                                                               \
+        U##N b = as_##U##N(x);                                                                     \
+        U##N sign = b >> (W - 1);                                                                  \
+        U##N a = b & ~((U##N)1 << (W - 1));                                                        \
+        U##N inf = (((U##N)1 << (W - 1 - FRAC)) - 1) << FRAC;                                      \
+        S##N e = as_##S##N(a >> FRAC) - (BIAS - 15); /* the half's biased exponent */              \
+        U##N one = (U##N)1 << FRAC;                                                                \
+        U##N m = (a & (one - 1)) | (a >= one ? one : (U##N)0);                                     \
+        U##N sh = as_##U##N(KILN_MIN((FRAC - 10) + KILN_MAX(1 - e, (S##N)0), (S##N)(W - 1)));      \
+        U##N q = m >> sh;                                                                          \
+        U##N rem = m & (((U##N)1 << sh) - 1);                                                      \
+        U##N tie = (U##N)1 << (sh - 1);                                                            \
+        U##N r = q + (e > 0 ? as_##U##N(e - 1) << 10 : (U##N)0);                                   \
+        U##N up;                                                                                   \
         if (mode == KILN_RM_RTZ)                                                                   \
-            up = (ulong##N)0;                                                                      \
+            up = (U##N)0;                                                                          \
         else if (mode == KILN_RM_RTP)                                                              \
-            up = (rem != 0 && sign == 0) ? (ulong##N)1 : (ulong##N)0;                              \
+            up = (rem != 0 && sign == 0) ? (U##N)1 : (U##N)0;                                      \
         else if (mode == KILN_RM_RTN)                                                              \
-            up = (rem != 0 && sign != 0) ? (ulong##N)1 : (ulong##N)0;                              \
+            up = (rem != 0 && sign != 0) ? (U##N)1 : (U##N)0;                                      \
         else                                                                                       \
-            up = (rem > tie || (rem == tie && (r & 1) != 0)) ? (ulong##N)1 : (ulong##N)0;          \
+            up = (rem > tie || (rem == tie && (r & 1) != 0)) ? (U##N)1 : (U##N)0;                  \
         r += up;                                                                                   \
         /* Beyond the largest binade: infinity, or HALF_MAX when rounding toward zero. */          \
-        ulong##N big = (ulong##N)0x7c00;                                                           \
+        U##N big = (U##N)0x7c00;                                                                   \
         if (mode == KILN_RM_RTZ)                                                                   \
-            big = (ulong##N)0x7bff;                                                                \
+            big = (U##N)0x7bff;                                                                    \
         else if (mode == KILN_RM_RTP)                                                              \
-            big = sign != 0 ? (ulong##N)0x7bff : (ulong##N)0x7c00;                                 \
+            big = sign != 0 ? (U##N)0x7bff : (U##N)0x7c00;                                         \
         else if (mode == KILN_RM_RTN)                                                              \
-            big = sign != 0 ? (ulong##N)0x7c00 : (ulong##N)0x7bff;                                 \
+            big = sign != 0 ? (U##N)0x7c00 : (U##N)0x7bff;                                         \
         r = e >= 31 ? big : r;                                                                     \
-        r = a == 0x7ff0000000000000UL ? (ulong##N)0x7c00 : r;                                      \
-        r = a > 0x7ff0000000000000UL ? (0x7e00 | ((a >> 42) & 0x1ff)) : r;                         \
+        r = a == inf ? (U##N)0x7c00 : r;                                                           \
+        r = a > inf ? (0x7e00 | ((a >> (FRAC - 10)) & 0x1ff)) : r;                                 \
         return KILN_CVT(N, r | (sign << 15), ushort##N);                                           \
-    }                                                                                              \
+    }
+
+#define KILN_HALF_HELPERS(N)                                                                       \
+    KILN_TO_HALF(kiln_d2h, double, ulong, long, N, 64, 52, 1023)                                   \
+    KILN_TO_HALF(kiln_f2h, float, uint, int, N, 32, 23, 127)                                       \
     static inline float##N kiln_h2f##N(ushort##N bits)                                             \
     {                                                                                              \
         uint##N h = KILN_CVT(N, bits, uint##N);                                                    \

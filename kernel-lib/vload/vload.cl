@@ -133,25 +133,23 @@ KILN_VLOAD_HALF(__constant)
 KILN_VLOAD_HALF(KILN_GENERIC)
 
 /*
- * vstore_half[n][_mode] and vstorea_half<n>[_mode] from float and double: the value is
- * converted exactly to double and rounded once, by kiln_d2h (M is a KILN_RM_ mode).
+ * vstore_half[n][_mode] and vstorea_half<n>[_mode] from float and double, rounded once by
+ * H, kiln_f2h or kiln_d2h (M is a KILN_RM_ mode).
  */
-#define KILN_VSTORE_HALF_N(T, N, SFX, M, AS)                                                       \
+#define KILN_VSTORE_HALF_N(T, H, N, SFX, M, AS)                                                    \
     void KILN_OVERLOAD vstore_half##N##SFX(T##N data, size_t offset, AS half *p)                   \
     {                                                                                              \
-        *(AS kiln_u_ushort##N *)((AS ushort *)p + offset * N) =                                    \
-            kiln_d2h##N(KILN_CVT(N, data, double##N), M);                                          \
+        *(AS kiln_u_ushort##N *)((AS ushort *)p + offset * N) = H##N(data, M);                     \
     }                                                                                              \
     void KILN_OVERLOAD vstorea_half##N##SFX(T##N data, size_t offset, AS half *p)                  \
     {                                                                                              \
-        *(AS ushort##N *)((AS ushort *)p + offset * N) =                                           \
-            kiln_d2h##N(KILN_CVT(N, data, double##N), M);                                          \
+        *(AS ushort##N *)((AS ushort *)p + offset * N) = H##N(data, M);                            \
     }
-#define KILN_VSTORE_HALF_3(T, SFX, M, AS)                                                          \
+#define KILN_VSTORE_HALF_3(T, H, SFX, M, AS)                                                       \
     void KILN_OVERLOAD vstore_half3##SFX(T##3 data, size_t offset, AS half *p)                     \
     {                                                                                              \
         AS ushort *q = (AS ushort *)p + offset * 3;                                                \
-        ushort3 h = kiln_d2h3(KILN_CVT(3, data, double3), M);                                      \
+        ushort3 h = H##3(data, M);                                                                 \
         q[0] = h.s0;                                                                               \
         q[1] = h.s1;                                                                               \
         q[2] = h.s2;                                                                               \
@@ -159,30 +157,30 @@ KILN_VLOAD_HALF(KILN_GENERIC)
     void KILN_OVERLOAD vstorea_half3##SFX(T##3 data, size_t offset, AS half *p)                    \
     {                                                                                              \
         AS ushort *q = (AS ushort *)p + offset * 4;                                                \
-        ushort3 h = kiln_d2h3(KILN_CVT(3, data, double3), M);                                      \
+        ushort3 h = H##3(data, M);                                                                 \
         q[0] = h.s0;                                                                               \
         q[1] = h.s1;                                                                               \
         q[2] = h.s2;                                                                               \
     }
-#define KILN_VSTORE_HALF_MODE(T, SFX, M, AS)                                                       \
+#define KILN_VSTORE_HALF_MODE(T, H, SFX, M, AS)                                                    \
     void KILN_OVERLOAD vstore_half##SFX(T data, size_t offset, AS half *p)                         \
     {                                                                                              \
-        ((AS ushort *)p)[offset] = kiln_d2h((double)data, M);                                      \
+        ((AS ushort *)p)[offset] = H(data, M);                                                     \
     }                                                                                              \
-    KILN_VSTORE_HALF_N(T, 2, SFX, M, AS)                                                           \
-    KILN_VSTORE_HALF_3(T, SFX, M, AS)                                                              \
-    KILN_VSTORE_HALF_N(T, 4, SFX, M, AS)                                                           \
-    KILN_VSTORE_HALF_N(T, 8, SFX, M, AS) KILN_VSTORE_HALF_N(T, 16, SFX, M, AS)
-#define KILN_VSTORE_HALF_AS(T, AS)                                                                 \
-    KILN_VSTORE_HALF_MODE(T, , KILN_RM_DEF, AS)                                                    \
-    KILN_VSTORE_HALF_MODE(T, _rte, KILN_RM_RTE, AS)                                                \
-    KILN_VSTORE_HALF_MODE(T, _rtz, KILN_RM_RTZ, AS)                                                \
-    KILN_VSTORE_HALF_MODE(T, _rtp, KILN_RM_RTP, AS)                                                \
-    KILN_VSTORE_HALF_MODE(T, _rtn, KILN_RM_RTN, AS)
-#define KILN_VSTORE_HALF(T)                                                                        \
-    KILN_VSTORE_HALF_AS(T, __global)                                                               \
-    KILN_VSTORE_HALF_AS(T, __local)                                                                \
-    KILN_VSTORE_HALF_AS(T, __private) KILN_VSTORE_HALF_AS(T, KILN_GENERIC)
+    KILN_VSTORE_HALF_N(T, H, 2, SFX, M, AS)                                                        \
+    KILN_VSTORE_HALF_3(T, H, SFX, M, AS)                                                           \
+    KILN_VSTORE_HALF_N(T, H, 4, SFX, M, AS)                                                        \
+    KILN_VSTORE_HALF_N(T, H, 8, SFX, M, AS) KILN_VSTORE_HALF_N(T, H, 16, SFX, M, AS)
+#define KILN_VSTORE_HALF_AS(T, H, AS)                                                              \
+    KILN_VSTORE_HALF_MODE(T, H, , KILN_RM_DEF, AS)                                                 \
+    KILN_VSTORE_HALF_MODE(T, H, _rte, KILN_RM_RTE, AS)                                             \
+    KILN_VSTORE_HALF_MODE(T, H, _rtz, KILN_RM_RTZ, AS)                                             \
+    KILN_VSTORE_HALF_MODE(T, H, _rtp, KILN_RM_RTP, AS)                                             \
+    KILN_VSTORE_HALF_MODE(T, H, _rtn, KILN_RM_RTN, AS)
+#define KILN_VSTORE_HALF(T, H)                                                                     \
+    KILN_VSTORE_HALF_AS(T, H, __global)                                                            \
+    KILN_VSTORE_HALF_AS(T, H, __local)                                                             \
+    KILN_VSTORE_HALF_AS(T, H, __private) KILN_VSTORE_HALF_AS(T, H, KILN_GENERIC)
 
-KILN_VSTORE_HALF(float)
-KILN_VSTORE_HALF(double)
+KILN_VSTORE_HALF(float, kiln_f2h)
+KILN_VSTORE_HALF(double, kiln_d2h)
