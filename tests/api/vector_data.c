@@ -313,12 +313,17 @@ static int same_half(uint16_t got, uint16_t want)
     return ref_half_is_nan(want) ? ref_half_is_nan(got) : got == want;
 }
 
+static int width_in_short_pass(int n)
+{
+    return n == 1 || n == 4 || n == 16;
+}
+
 /*
  * Kernel st<mode>_<type>: slot 0 gets the whole sample through vstore_half16 (or 8), slots
  * 1.. each width's vstore_half<n> and vstorea_half<n> of the first NS values, then __local
  * and __private destinations.
  */
-static void store_half_one(struct kt_env *env, cl_program p, const char *std, int mode,
+static void store_half_one(struct kt_env *env, cl_program p, const char *std, int full, int mode,
                            int is_double, const void *in, size_t count)
 {
     static const int sw[6] = {1, 2, 3, 4, 8, 16};
@@ -354,6 +359,8 @@ static void store_half_one(struct kt_env *env, cl_program p, const char *std, in
     }
     for (int w = 0; w < 6; w++) {
         size_t n = (size_t)sw[w];
+        if (!full && !width_in_short_pass((int)n))
+            continue;
         const uint16_t *o = out + (1 + 2 * w) * slot, *oa = out + (2 + 2 * w) * slot;
         for (size_t i = 0; i < NS / n; i++) {
             for (size_t j = 0; j < n; j++) {
@@ -380,14 +387,17 @@ static void store_half_one(struct kt_env *env, cl_program p, const char *std, in
     free(out);
 }
 
-/* With_double 0 stores from float only (the -cl-std=CL1.2 pass, for the named spaces). */
-static void store_half(struct kt_env *env, const char *std, int with_double)
+/*
+ * Full 0 is the -cl-std=CL1.2 pass, there for the named address spaces: stores from float
+ * only, of widths 1, 4 and 16.
+ */
+static void store_half(struct kt_env *env, const char *std, int full)
 {
     static const int sw[6] = {1, 2, 3, 4, 8, 16};
     struct sbuf s = {0};
     put(&s, "#pragma OPENCL EXTENSION cl_khr_fp16 : enable\n");
     for (int m = 0; m < 5; m++)
-        for (int d = 0; d < 1 + with_double; d++) {
+        for (int d = 0; d < 1 + full; d++) {
             const char *T = d ? "double" : "float", *M = mode_sfx[m];
             put(&s,
                 "kernel void st%d_%s(global const %s *in, global half *out, uint slot) {\n"
@@ -397,6 +407,8 @@ static void store_half(struct kt_env *env, const char *std, int with_double)
             /* Item i stores vector i of each width, for the first NS values. */
             for (int w = 0; w < 6; w++) {
                 int n = sw[w];
+                if (!full && !width_in_short_pass(n))
+                    continue;
                 if (n == 1)
                     put(&s, "  if (i < %d) vstore_half%s(in[i], i, out + slot * %d);\n", NS, M,
                         1 + 2 * w);
@@ -479,9 +491,9 @@ static void store_half(struct kt_env *env, const char *std, int with_double)
             dv[i] = -dv[i];
     }
     for (int m = 0; m < 5; m++) {
-        store_half_one(env, p, std, m, 0, f, nf);
-        if (with_double)
-            store_half_one(env, p, std, m, 1, dv, nd);
+        store_half_one(env, p, std, full, m, 0, f, nf);
+        if (full)
+            store_half_one(env, p, std, full, m, 1, dv, nd);
     }
     free(f);
     free(dv);
