@@ -8,12 +8,12 @@
  *    overloads) and CL3.0 (generic pointers; __constant loads in both).
  * 2. vload_half<n> and vloada_half<n> of all 65536 halves, against the value of each
  *    half; vloada_half3 reads at offset * 4.
- * 3. vstore_half<n>[_mode] and vstorea_half<n>[_mode] from float: every mode on a sample
- *    of 311296 floats (a stride through every bit pattern, and every float near the half
- *    range's limits: its top, the normal/denormal boundary, the smallest denormal), and from double
- * on random doubles, many between two floats, so that rounding through float first would be caught.
- * Every width on part of the sample;
- *    __local and __private destinations too.
+ * 3. vstore_half<n>[_mode] and vstorea_half<n>[_mode] in every mode: from float on a
+ *    sample of 311296 floats (a stride through every bit pattern, and every float near the
+ *    half range's limits: its top, the normal/denormal boundary, the smallest denormal),
+ *    and from double on random doubles, many near a tie between two halves. Every width
+ *    on the first 4096 values; __local and __private destinations too. The -cl-std=CL1.2
+ *    pass (the named spaces) stores from float at widths 1, 4 and 16.
  * 4. shuffle and shuffle2 for every element type with random masks whose high bits must be
  *    ignored: every input and mask width for int, a rotating third of them for the rest.
  * 5. A store to __constant and a 3-element shuffle fail to build, the log naming them.
