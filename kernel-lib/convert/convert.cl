@@ -126,9 +126,9 @@
     if (SAT) {                                                                                     \
         /* Clamp where S's range passes D's minimum or maximum. */                                 \
         if (KILN_SGN_##S && (!KILN_SGN_##D || sizeof(D) < sizeof(S)))                              \
-            x = KILN_MAX(x, (S##N)(S)KILN_MIN_##D);                                                \
+            x = KILN_EMAX(x, (S##N)(S)KILN_MIN_##D);                                               \
         if (sizeof(D) < sizeof(S) || (sizeof(D) == sizeof(S) && !KILN_SGN_##S && KILN_SGN_##D))    \
-            x = KILN_MIN(x, (S##N)(S)KILN_MAX_##D);                                                \
+            x = KILN_EMIN(x, (S##N)(S)KILN_MAX_##D);                                               \
     }                                                                                              \
     return KILN_CVT(N, x, D##N);
 
@@ -157,7 +157,7 @@
                               : as_ulong##N(KILN_CVT(N, f * 0.5f, L)) << 1;                        \
         else                                                                                       \
             back = small != 0 ? KILN_CVT(N, f, U) : KILN_CVT(N, f * 0.5f, U) << 1;                 \
-        L c = KILN_MAX(KILN_MIN(as_long##N(xu - back), (L)1), (L)-1);                              \
+        L c = KILN_EMAX(KILN_EMIN(as_long##N(xu - back), (L)1), (L)-1);                            \
         L neg = (L)0;                                                                              \
         if (KILN_SGN_##S) {                                                                        \
             neg = xs < 0 ? (L)-1 : (L)0;                                                           \
@@ -182,7 +182,7 @@
     S##N y = KILN_ROUND(M, x);                                                                     \
     /* Out of range or NaN converts a harmless 0, then the maximum is put back. */                 \
     __typeof__(y < y) high = y >= (S##N)(S)KILN_HI_##D;                                            \
-    S##N safe = (y != y || high != 0) ? (S##N)0 : KILN_MAX(y, (S##N)(S)KILN_LO_##D);               \
+    S##N safe = (y != y || high != 0) ? (S##N)0 : KILN_EMAX(y, (S##N)(S)KILN_LO_##D);              \
     D##N r = KILN_CVT(N, safe, D##N);                                                              \
     return KILN_CVT(N, high, KILN_SN(D, N)) ? (D##N)KILN_MAX_##D : r;
 

@@ -38,8 +38,8 @@
 #define KILN_CVT_16(x, T) __builtin_convertvector((x), T)
 #define KILN_CVT(N, x, T) KILN_CVT_##N(x, T)
 
-#define KILN_MAX(a, b) __builtin_elementwise_max((a), (b))
-#define KILN_MIN(a, b) __builtin_elementwise_min((a), (b))
+#define KILN_EMAX(a, b) __builtin_elementwise_max((a), (b))
+#define KILN_EMIN(a, b) __builtin_elementwise_min((a), (b))
 
 /*
  * Round-to-integral-value for a rounding mode; _rtz and the default are left to the
@@ -61,9 +61,9 @@
  * positive (up of a negative) value, toward -inf the reverse.
  */
 #define KILN_DIRECT(M, c, neg)                                                                     \
-    ((M) == KILN_RM_RTZ   ? KILN_MIN(c, 0 * (c))                                                   \
-     : (M) == KILN_RM_RTP ? ((neg) ? KILN_MIN(c, 0 * (c)) : KILN_MAX(c, 0 * (c)))                  \
-     : (M) == KILN_RM_RTN ? ((neg) ? KILN_MAX(c, 0 * (c)) : KILN_MIN(c, 0 * (c)))                  \
+    ((M) == KILN_RM_RTZ   ? KILN_EMIN(c, 0 * (c))                                                  \
+     : (M) == KILN_RM_RTP ? ((neg) ? KILN_EMIN(c, 0 * (c)) : KILN_EMAX(c, 0 * (c)))                \
+     : (M) == KILN_RM_RTN ? ((neg) ? KILN_EMAX(c, 0 * (c)) : KILN_EMIN(c, 0 * (c)))                \
                           : 0 * (c))
 
 /*
@@ -90,7 +90,7 @@
         S##N e = as_##S##N(a >> FRAC) - (BIAS - 15); /* the half's biased exponent */              \
         U##N one = (U##N)1 << FRAC;                                                                \
         U##N m = (a & (one - 1)) | (a >= one ? one : (U##N)0);                                     \
-        U##N sh = as_##U##N(KILN_MIN((FRAC - 10) + KILN_MAX(1 - e, (S##N)0), (S##N)(W - 1)));      \
+        U##N sh = as_##U##N(KILN_EMIN((FRAC - 10) + KILN_EMAX(1 - e, (S##N)0), (S##N)(W - 1)));    \
         U##N q = m >> sh;                                                                          \
         U##N rem = m & (((U##N)1 << sh) - 1);                                                      \
         U##N tie = (U##N)1 << (sh - 1);                                                            \
