@@ -65,6 +65,10 @@ static cl_int check_props(const cl_context_properties *props, size_t *count)
         case CL_CONTEXT_INTEROP_USER_SYNC:
             if (seen_sync)
                 return KILN_ERR(CL_INVALID_PROPERTY, "CL_CONTEXT_INTEROP_USER_SYNC given twice");
+            if (props[i + 1] != CL_TRUE && props[i + 1] != CL_FALSE)
+                return KILN_ERR(CL_INVALID_PROPERTY,
+                                "CL_CONTEXT_INTEROP_USER_SYNC is %ld, not CL_TRUE or CL_FALSE",
+                                (long)props[i + 1]);
             seen_sync = true;
             break;
         default:

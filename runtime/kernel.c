@@ -473,8 +473,13 @@ static cl_int snapshot_args(cl_kernel k, struct kiln_rt_command *cmd, size_t loc
     return CL_SUCCESS;
 }
 
+/*
+ * The checks of clEnqueueNDRangeKernel. A NULL global size, or one that is 0 in some
+ * dimension, is an empty range (OpenCL 2.1 and later): *empty is set and the command
+ * trivially succeeds once its dependencies are met.
+ */
 static cl_int check_ndrange(cl_command_queue q, cl_kernel k, cl_uint dim, const size_t *offset,
-                            const size_t *global, const size_t *local)
+                            const size_t *global, const size_t *local, bool *empty)
 {
     cl_int err = kiln_rt_check_queue(q);
     if (err == CL_SUCCESS)
@@ -485,8 +490,11 @@ static cl_int check_ndrange(cl_command_queue q, cl_kernel k, cl_uint dim, const 
         return KILN_ERR(CL_INVALID_CONTEXT, "the kernel and the queue differ in context");
     if (dim < 1 || dim > 3)
         return KILN_ERR(CL_INVALID_WORK_DIMENSION, "work_dim %u", dim);
-    if (global == NULL)
-        return KILN_ERR(CL_INVALID_VALUE, "global_work_size is NULL");
+    *empty = global == NULL;
+    for (cl_uint d = 0; global && d < dim; d++)
+        *empty |= global[d] == 0;
+    if (*empty)
+        return CL_SUCCESS;
     for (cl_uint d = 0; d < dim; d++) {
         size_t off = offset ? offset[d] : 0;
         if (global[d] > SIZE_MAX - off)
@@ -537,10 +545,15 @@ static cl_int enqueue_ndrange(cl_command_queue q, cl_kernel k, cl_uint dim, cons
                               const size_t *global, const size_t *local, cl_uint n,
                               const cl_event *list, cl_event *event, cl_command_type type)
 {
-    cl_int err = check_ndrange(q, k, dim, offset, global, local);
+    bool empty = false;
+    cl_int err = check_ndrange(q, k, dim, offset, global, local, &empty);
     if (err == CL_SUCCESS)
         err = kiln_rt_check_wait_list(q, n, list);
     struct kiln_rt_command *cmd = NULL;
+    if (err == CL_SUCCESS && empty) {
+        err = kiln_rt_command_create(q, KILN_CMD_MARKER, type, &cmd);
+        return err == CL_SUCCESS ? kiln_rt_command_submit(cmd, n, list, event, false) : err;
+    }
     if (err == CL_SUCCESS)
         err = kiln_rt_command_create(q, KILN_CMD_NDRANGE, type, &cmd);
     if (err != CL_SUCCESS)

@@ -131,6 +131,8 @@ static cl_mem create_buffer(cl_context context, const cl_mem_properties *propert
                        (unsigned long long)context->device->max_alloc);
     if (err == CL_SUCCESS)
         err = buffer_create(context, flags, size, host_ptr, &mem);
+    if (err == CL_SUCCESS)
+        mem->has_props = properties != NULL;
     kiln_set_errcode(errcode_ret, err);
     return mem;
 }
@@ -205,8 +207,12 @@ cl_int CL_API_CALL clGetMemObjectInfo(cl_mem m, cl_mem_info param_name, size_t p
         cl_bool svm = root->host_ptr && kiln_rt_svm_contains(m->context, root->host_ptr);
         return kiln_rt_info(&svm, sizeof(svm), param_value_size, param_value, param_value_size_ret);
     }
-    case CL_MEM_PROPERTIES:
-        return kiln_rt_info(NULL, 0, param_value_size, param_value, param_value_size_ret);
+    case CL_MEM_PROPERTIES: {
+        /* The list given to clCreateBufferWithProperties: only the empty one is accepted. */
+        const cl_mem_properties none = 0;
+        return kiln_rt_info(&none, m->has_props ? sizeof(none) : 0, param_value_size, param_value,
+                            param_value_size_ret);
+    }
     default:
         return KILN_ERR(CL_INVALID_VALUE, "unknown memory object query 0x%x", param_name);
     }

@@ -568,6 +568,6 @@ cl_int CL_API_CALL clSetProgramSpecializationConstant(cl_program program, cl_uin
     (void)spec_value;
     cl_int err = kiln_rt_check_program(program);
     if (err == CL_SUCCESS)
-        err = KILN_ERR(CL_INVALID_PROGRAM, "the program was not created from IL");
+        err = KILN_ERR(CL_INVALID_OPERATION, "the device does not support IL programs");
     return err;
 }

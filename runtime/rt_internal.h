@@ -409,8 +409,9 @@ struct _cl_mem {
     void *host_ptr; /* as given with CL_MEM_USE_HOST_PTR, else NULL */
     unsigned char *data;
     bool owns_data;
-    cl_mem parent; /* sub-buffers: the buffer they view (held); else NULL */
-    size_t offset; /* sub-buffers: origin in the parent */
+    bool has_props; /* made by clCreateBufferWithProperties with a (necessarily empty) list */
+    cl_mem parent;  /* sub-buffers: the buffer they view (held); else NULL */
+    size_t offset;  /* sub-buffers: origin in the parent */
     pthread_mutex_t lock;
     struct kiln_rt_mapping *maps; /* under lock */
     atomic_uint map_count;

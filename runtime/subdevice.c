@@ -146,6 +146,9 @@ static cl_int plan_counts(cl_device_id d, const cl_device_partition_property *co
 
 static cl_int plan_equally(cl_device_id d, cl_device_partition_property n, struct plan *p)
 {
+    if ((cl_ulong)n == d->compute_units)
+        return KILN_ERR(CL_DEVICE_PARTITION_FAILED,
+                        "EQUALLY %ld would make one sub-device as large as the device", (long)n);
     if (n <= 0 || (cl_ulong)n > d->compute_units)
         return KILN_ERR(CL_INVALID_DEVICE_PARTITION_COUNT,
                         "CL_DEVICE_PARTITION_EQUALLY %ld of %u compute units", (long)n,

@@ -178,8 +178,20 @@ static void kernel_args(struct kt_env *env)
               CL_INVALID_WORK_DIMENSION);
     KT_EXPECT(clEnqueueNDRangeKernel(env->queue, k, 4, NULL, &global, &local, 0, NULL, NULL),
               CL_INVALID_WORK_DIMENSION);
-    KT_EXPECT(clEnqueueNDRangeKernel(env->queue, k, 1, NULL, NULL, &local, 0, NULL, NULL),
-              CL_INVALID_VALUE);
+    /* An empty range (a NULL global size, or 0 in a dimension) trivially succeeds. */
+    cl_event empty = NULL;
+    KT_EXPECT(clEnqueueNDRangeKernel(env->queue, k, 1, NULL, NULL, &local, 0, NULL, &empty),
+              CL_SUCCESS);
+    KT_EXPECT(clWaitForEvents(1, &empty), CL_SUCCESS);
+    cl_command_type empty_type = 0;
+    KT_EXPECT(clGetEventInfo(empty, CL_EVENT_COMMAND_TYPE, sizeof(empty_type), &empty_type, NULL),
+              CL_SUCCESS);
+    KT_CHECK(empty_type == CL_COMMAND_NDRANGE_KERNEL, "empty range's command type 0x%x",
+             empty_type);
+    clReleaseEvent(empty);
+    size_t zero2[2] = {4, 0};
+    KT_EXPECT(clEnqueueNDRangeKernel(env->queue, k, 2, NULL, zero2, NULL, 0, NULL, NULL),
+              CL_SUCCESS);
     size_t huge = 1 << 20, zero = 0;
     KT_EXPECT(clEnqueueNDRangeKernel(env->queue, k, 1, NULL, &global, &huge, 0, NULL, NULL),
               CL_INVALID_WORK_ITEM_SIZE);
@@ -242,10 +254,54 @@ static void events(struct kt_env *env)
     KT_EXPECT(clReleaseMemObject(b), CL_SUCCESS);
 }
 
+/* Properties: a bad value of a known context property, the buffer property list kept. */
+static void properties(struct kt_env *env)
+{
+    cl_int err = 0;
+    cl_context_properties sync[] = {CL_CONTEXT_PLATFORM, (cl_context_properties)env->platform,
+                                    CL_CONTEXT_INTEROP_USER_SYNC, -1, 0};
+    KT_CHECK(clCreateContext(sync, 1, &env->device, NULL, NULL, &err) == NULL &&
+                 err == CL_INVALID_PROPERTY,
+             "CL_CONTEXT_INTEROP_USER_SYNC of -1: %d", err);
+    KT_CHECK(clCreateContextFromType(sync, CL_DEVICE_TYPE_CPU, NULL, NULL, &err) == NULL &&
+                 err == CL_INVALID_PROPERTY,
+             "CL_CONTEXT_INTEROP_USER_SYNC of -1 (from type): %d", err);
+    sync[3] = CL_TRUE;
+    cl_context ok = clCreateContext(sync, 1, &env->device, NULL, NULL, &err);
+    KT_CHECK(ok && err == CL_SUCCESS, "CL_CONTEXT_INTEROP_USER_SYNC of CL_TRUE: %d", err);
+    if (ok)
+        clReleaseContext(ok);
+
+    const cl_mem_properties none[] = {0};
+    cl_mem with = clCreateBufferWithProperties(env->context, none, 0, 64, NULL, &err);
+    cl_mem without = clCreateBuffer(env->context, 0, 64, NULL, &err);
+    KT_REQUIRE(with && without, "buffers");
+    cl_mem_properties got[2] = {7, 7};
+    size_t size = 99;
+    KT_EXPECT(clGetMemObjectInfo(with, CL_MEM_PROPERTIES, sizeof(got), got, &size), CL_SUCCESS);
+    KT_CHECK(size == sizeof(got[0]) && got[0] == 0, "CL_MEM_PROPERTIES: %zu bytes", size);
+    KT_EXPECT(clGetMemObjectInfo(without, CL_MEM_PROPERTIES, 0, NULL, &size), CL_SUCCESS);
+    KT_CHECK(size == 0, "CL_MEM_PROPERTIES of a buffer made without a list: %zu bytes", size);
+    const cl_mem_properties bogus[] = {0x7777, 1, 0};
+    KT_CHECK(clCreateBufferWithProperties(env->context, bogus, 0, 64, NULL, &err) == NULL &&
+                 err == CL_INVALID_PROPERTY,
+             "an unknown buffer property: %d", err);
+    clReleaseMemObject(with);
+    clReleaseMemObject(without);
+
+    /* No IL support: specialisation constants are an invalid operation on any program. */
+    const char *s = "kernel void z(void) {}";
+    cl_program p = clCreateProgramWithSource(env->context, 1, &s, NULL, &err);
+    int v = 1;
+    KT_EXPECT(clSetProgramSpecializationConstant(p, 0, sizeof(v), &v), CL_INVALID_OPERATION);
+    clReleaseProgram(p);
+}
+
 int main(void)
 {
     struct kt_env env;
     kt_setup(&env, 0);
+    properties(&env);
     handles(&env);
     buffers(&env);
     builds(&env);

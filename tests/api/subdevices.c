@@ -206,6 +206,8 @@ static void errors(cl_device_id root, cl_uint cus)
 {
     const cl_device_partition_property zero[] = {CL_DEVICE_PARTITION_EQUALLY, 0, 0};
     expect_refused(root, zero, CL_INVALID_DEVICE_PARTITION_COUNT, "equally 0");
+    const cl_device_partition_property whole[] = {CL_DEVICE_PARTITION_EQUALLY, cus, 0};
+    expect_refused(root, whole, CL_DEVICE_PARTITION_FAILED, "equally cus: one sub-device");
     const cl_device_partition_property toomany[] = {CL_DEVICE_PARTITION_EQUALLY, cus + 1, 0};
     expect_refused(root, toomany, CL_INVALID_DEVICE_PARTITION_COUNT, "equally cus+1");
     const cl_device_partition_property over[] = {CL_DEVICE_PARTITION_BY_COUNTS, 1, cus,
