@@ -12,6 +12,7 @@
 #include "kiln_test.h"
 
 #include <float.h>
+#include <limits.h>
 #include <math.h>
 #include <stdint.h>
 
@@ -49,6 +50,54 @@ REF1(log, log)
 REF1(log2, log2)
 REF1(log10, log10)
 REF1(log1p, log1p)
+REF1(cbrt, cbrt)
+
+static double rf_pow(double x, double y)
+{
+    return pow(x, y);
+}
+static long double rd_pow(long double x, long double y)
+{
+    return powl(x, y);
+}
+static double rf_rsqrt(double x, double y)
+{
+    (void)y;
+    return 1.0 / sqrt(x);
+}
+static long double rd_rsqrt(long double x, long double y)
+{
+    (void)y;
+    return 1.0L / sqrtl(x);
+}
+/* powr (OpenCL C §7.5.1): pow for x >= 0, NaN where the limit is undefined. */
+static long double rd_powr(long double x, long double y)
+{
+    if (x < 0 || isnan(x) || isnan(y) || (x == 0 && y == 0) || (isinf(x) && y == 0) ||
+        (x == 1 && isinf(y)))
+        return NAN;
+    return powl(x == 0 ? 0.0L : x, y);
+}
+static double rf_powr(double x, double y)
+{
+    return (double)rd_powr(x, y);
+}
+/* rootn: NaN for n = 0 or an even root of a negative number; odd roots keep the sign. */
+static long double rd_rootn(long double x, long double n)
+{
+    int odd = fmodl(n, 2) != 0;
+    if (n == 0 || isnan(x) || (x < 0 && !odd))
+        return NAN;
+    long double m = powl(fabsl(x), 1.0L / n);
+    return odd ? copysignl(m, x) : m;
+}
+static double rf_rootn(double x, double n)
+{
+    if (n == 0 || isnan(x) || (x < 0 && fmod(n, 2) == 0))
+        return NAN;
+    double m = pow(fabs(x), 1.0 / n);
+    return fmod(n, 2) != 0 ? copysign(m, x) : m;
+}
 
 static const struct fn fns[] = {
     {"exp", UNARY, 3, 3, rf_exp, rd_exp, -110, 100, 0, 0},
@@ -59,6 +108,12 @@ static const struct fn fns[] = {
     {"log2", UNARY, 3, 3, rf_log2, rd_log2, 0, 4, 0, 0},
     {"log10", UNARY, 3, 3, rf_log10, rd_log10, 0, 4, 0, 0},
     {"log1p", UNARY, 2, 2, rf_log1p, rd_log1p, -1, 4, 0, 0},
+    {"pow", BINARY, 16, 16, rf_pow, rd_pow, -4, 100, -40, 40},
+    {"pown", INT_ARG, 16, 16, rf_pow, rd_pow, -4, 100, -60, 60},
+    {"powr", BINARY, 16, 16, rf_powr, rd_powr, 0, 100, -40, 40},
+    {"rootn", INT_ARG, 16, 16, rf_rootn, rd_rootn, -100, 100, -20, 20},
+    {"rsqrt", UNARY, 2, 2, rf_rsqrt, rd_rsqrt, 0, 100, 0, 0},
+    {"cbrt", UNARY, 2, 2, rf_cbrt, rd_cbrt, -100, 100, 0, 0},
 };
 #define NFNS (sizeof(fns) / sizeof(fns[0]))
 
@@ -81,7 +136,27 @@ static const char *src =
     "{ size_t i = get_global_id(0); r[i] = f(x[i]); } \\\n"
     "kernel void d3_##f(global const double4 *x, global const double4 *y, global double4 *r) \\\n"
     "{ size_t i = get_global_id(0); double4 v = x[i]; r[i] = (double4)(f(v.xyz), f(v.w)); }\n"
-    "U(exp) U(exp2) U(exp10) U(expm1) U(log) U(log2) U(log10) U(log1p)\n";
+    "U(exp) U(exp2) U(exp10) U(expm1) U(log) U(log2) U(log10) U(log1p) U(rsqrt) U(cbrt)\n"
+    "#define K2(f, Y, YV) \\\n"
+    "kernel void f_##f(global const float *x, global const Y *y, global float *r) \\\n"
+    "{ size_t i = get_global_id(0); r[i] = f(x[i], y[i]); } \\\n"
+    "kernel void f4_##f(global const float4 *x, global const Y##4 *y, global float4 *r) \\\n"
+    "{ size_t i = get_global_id(0); r[i] = f(x[i], y[i]); } \\\n"
+    "kernel void f16_##f(global const float16 *x, global const Y##16 *y, global float16 *r) \\\n"
+    "{ size_t i = get_global_id(0); r[i] = f(x[i], y[i]); } \\\n"
+    "kernel void f3_##f(global const float4 *x, global const Y##4 *y, global float4 *r) \\\n"
+    "{ size_t i = get_global_id(0); float4 v = x[i]; Y##4 w = y[i]; \\\n"
+    "  r[i] = (float4)(f(v.xyz, w.xyz), f(v.w, w.w)); } \\\n"
+    "kernel void d_##f(global const double *x, global const YV *y, global double *r) \\\n"
+    "{ size_t i = get_global_id(0); r[i] = f(x[i], y[i]); } \\\n"
+    "kernel void d2_##f(global const double2 *x, global const YV##2 *y, global double2 *r) \\\n"
+    "{ size_t i = get_global_id(0); r[i] = f(x[i], y[i]); } \\\n"
+    "kernel void d8_##f(global const double8 *x, global const YV##8 *y, global double8 *r) \\\n"
+    "{ size_t i = get_global_id(0); r[i] = f(x[i], y[i]); } \\\n"
+    "kernel void d3_##f(global const double4 *x, global const YV##4 *y, global double4 *r) \\\n"
+    "{ size_t i = get_global_id(0); double4 v = x[i]; YV##4 w = y[i]; \\\n"
+    "  r[i] = (double4)(f(v.xyz, w.xyz), f(v.w, w.w)); }\n"
+    "K2(pow, float, double) K2(powr, float, double) K2(pown, int, int) K2(rootn, int, int)\n";
 
 static uint64_t rng_state = 0x9e3779b97f4a7c15ull;
 static uint64_t rnd(void)
@@ -190,13 +265,13 @@ static void check(const struct fn *f, int dbl, const double *x, const double *y,
 static cl_program prog;
 
 static void run_kernel(struct kt_env *env, const char *kname, const void *xb, const void *yb,
-                       void *out, size_t esize, size_t lanes_per_item)
+                       size_t ysize, void *out, size_t esize, size_t lanes_per_item)
 {
     cl_int err;
     cl_kernel k = clCreateKernel(prog, kname, &err);
     KT_REQUIRE(err == CL_SUCCESS, "clCreateKernel %s: %d", kname, err);
     cl_mem bx = clCreateBuffer(env->context, CL_MEM_COPY_HOST_PTR, N * esize, (void *)xb, &err);
-    cl_mem by = clCreateBuffer(env->context, CL_MEM_COPY_HOST_PTR, N * esize, (void *)yb, &err);
+    cl_mem by = clCreateBuffer(env->context, CL_MEM_COPY_HOST_PTR, N * ysize, (void *)yb, &err);
     cl_mem br = clCreateBuffer(env->context, CL_MEM_WRITE_ONLY, N * esize, NULL, &err);
     KT_REQUIRE(err == CL_SUCCESS, "clCreateBuffer: %d", err);
     clSetKernelArg(k, 0, sizeof(cl_mem), &bx);
@@ -221,6 +296,7 @@ int main(void)
 
     static double x[N], y[N];
     static float xf[N], yf[N], rf[N];
+    static int yi[N];
     static double rd[N];
     static const char *const fwidths[] = {"f", "f4", "f16", "f3"};
     static const size_t flanes[] = {1, 4, 16, 4};
@@ -231,25 +307,42 @@ int main(void)
         const struct fn *f = &fns[fi];
         for (int dbl = 0; dbl < 2; dbl++) {
             fill(x, dbl, f->lo, f->hi, 0);
-            if (f->kind == BINARY)
+            if (f->kind == BINARY) {
                 fill(y, dbl, f->ylo, f->yhi, 7);
-            else if (f->kind == INT_ARG)
+                /* Every pair of special values, and many integer exponents. */
+                for (size_t i = 0; i < NSPECIAL * NSPECIAL; i++) {
+                    x[i] = dbl ? specials[i / NSPECIAL] : (float)specials[i / NSPECIAL];
+                    y[i] = dbl ? specials[i % NSPECIAL] : (float)specials[i % NSPECIAL];
+                }
+                for (size_t i = NSPECIAL * NSPECIAL; i < N; i += 4)
+                    y[i] = rint(y[i]);
+            } else if (f->kind == INT_ARG) {
+                static const int nspecial[] = {0,  1, -1,      2,       -2,     3,
+                                               -3, 5, 1000001, INT_MAX, INT_MIN};
+                const size_t nn = sizeof(nspecial) / sizeof(nspecial[0]);
                 for (size_t i = 0; i < N; i++)
-                    y[i] = (double)(int)uniform(f->ylo, f->yhi);
-            else
+                    y[i] = i < NSPECIAL * nn ? nspecial[i % nn] : (int)uniform(f->ylo, f->yhi);
+                for (size_t i = 0; i < NSPECIAL * nn; i++)
+                    x[i] = dbl ? specials[i / nn] : (float)specials[i / nn];
+            } else {
                 memset(y, 0, sizeof(y));
+            }
             for (size_t i = 0; i < N; i++) {
                 xf[i] = (float)x[i];
                 yf[i] = (float)y[i];
+                yi[i] = (int)y[i];
             }
             struct result res = {0, 0, 0};
             for (int w = 0; w < 4; w++) {
                 char kname[64];
                 snprintf(kname, sizeof(kname), "%s_%s", dbl ? dwidths[w] : fwidths[w], f->name);
+                int ints = f->kind == INT_ARG;
                 if (dbl)
-                    run_kernel(&env, kname, x, y, rd, 8, dlanes[w]);
+                    run_kernel(&env, kname, x, ints ? (void *)yi : (void *)y, ints ? 4 : 8, rd, 8,
+                               dlanes[w]);
                 else
-                    run_kernel(&env, kname, xf, yf, rf, 4, flanes[w]);
+                    run_kernel(&env, kname, xf, ints ? (void *)yi : (void *)yf, 4, rf, 4,
+                               flanes[w]);
                 check(f, dbl, x, y, dbl ? (void *)rd : (void *)rf, N, &res, kname);
             }
             printf("%-8s %-6s max %.3f ulp (bound %g) at x=%a y=%a\n", f->name,
