@@ -51,6 +51,56 @@ REF1(log2, log2)
 REF1(log10, log10)
 REF1(log1p, log1p)
 REF1(cbrt, cbrt)
+REF1(sin, sin)
+REF1(cos, cos)
+REF1(tan, tan)
+
+/*
+ * sinpi, cospi, tanpi: |x| = n/2 + r exactly (long double), then the C library's
+ * sinl/cosl of pi r. Zeros: sinpi(+-n) = +-0, cospi(n + 1/2) = +0, tanpi(+-n) = +-0,
+ * tanpi(n + 1/2) = +inf for even n and -inf for odd n (C23), odd in x.
+ */
+static long double ref_pi(long double x, int which)
+{
+    if (isnan(x) || isinf(x))
+        return NAN;
+    long double a = fabsl(x);
+    long double n = rintl(2 * a);
+    long double r = a - n / 2;
+    long double q = fmodl(n, 4);
+    long double s = sinl(3.14159265358979323846264338327950288L * r);
+    long double c = cosl(3.14159265358979323846264338327950288L * r);
+    int odd = q == 1 || q == 3;
+    long double sv = q == 0 ? s : q == 1 ? c : q == 2 ? -s : -c;
+    long double cv = q == 0 ? c : q == 1 ? -s : q == 2 ? -c : s;
+    long double tv = odd ? -c / s : s / c;
+    if (r == 0) {
+        sv = odd ? sv : 0;
+        cv = odd ? 0 : cv;
+        tv = odd ? (q == 1 ? INFINITY : -INFINITY) : 0;
+    }
+    if (which == 1)
+        return cv;
+    if (which == 0)
+        sv = signbit(x) ? -sv : sv;
+    else
+        sv = signbit(x) ? -tv : tv;
+    return sv;
+}
+#define REFPI(name, which)                                                                         \
+    static double rf_##name(double x, double y)                                                    \
+    {                                                                                              \
+        (void)y;                                                                                   \
+        return (double)ref_pi(x, which);                                                           \
+    }                                                                                              \
+    static long double rd_##name(long double x, long double y)                                     \
+    {                                                                                              \
+        (void)y;                                                                                   \
+        return ref_pi(x, which);                                                                   \
+    }
+REFPI(sinpi, 0)
+REFPI(cospi, 1)
+REFPI(tanpi, 2)
 
 static double rf_pow(double x, double y)
 {
@@ -114,6 +164,12 @@ static const struct fn fns[] = {
     {"rootn", INT_ARG, 16, 16, rf_rootn, rd_rootn, -100, 100, -20, 20},
     {"rsqrt", UNARY, 2, 2, rf_rsqrt, rd_rsqrt, 0, 100, 0, 0},
     {"cbrt", UNARY, 2, 2, rf_cbrt, rd_cbrt, -100, 100, 0, 0},
+    {"sin", UNARY, 4, 4, rf_sin, rd_sin, -10, 10, 0, 0},
+    {"cos", UNARY, 4, 4, rf_cos, rd_cos, -10, 10, 0, 0},
+    {"tan", UNARY, 4, 4, rf_tan, rd_tan, -10, 10, 0, 0},
+    {"sinpi", UNARY, 4, 4, rf_sinpi, rd_sinpi, -4, 4, 0, 0},
+    {"cospi", UNARY, 4, 4, rf_cospi, rd_cospi, -4, 4, 0, 0},
+    {"tanpi", UNARY, 6, 6, rf_tanpi, rd_tanpi, -4, 4, 0, 0},
 };
 #define NFNS (sizeof(fns) / sizeof(fns[0]))
 
@@ -137,6 +193,7 @@ static const char *src =
     "kernel void d3_##f(global const double4 *x, global const double4 *y, global double4 *r) \\\n"
     "{ size_t i = get_global_id(0); double4 v = x[i]; r[i] = (double4)(f(v.xyz), f(v.w)); }\n"
     "U(exp) U(exp2) U(exp10) U(expm1) U(log) U(log2) U(log10) U(log1p) U(rsqrt) U(cbrt)\n"
+    "U(sin) U(cos) U(tan) U(sinpi) U(cospi) U(tanpi)\n"
     "#define K2(f, Y, YV) \\\n"
     "kernel void f_##f(global const float *x, global const Y *y, global float *r) \\\n"
     "{ size_t i = get_global_id(0); r[i] = f(x[i], y[i]); } \\\n"
@@ -288,6 +345,79 @@ static void run_kernel(struct kt_env *env, const char *kname, const void *xb, co
     clReleaseKernel(k);
 }
 
+/*
+ * sincos through every address space its pointer may have: private, global and local
+ * (every OpenCL C version) and generic (2.0 and later), for float, float4 and double.
+ * Eight results per work-item: four sines and the four cosines they stored.
+ */
+static const char *sincos_src =
+    "#if __OPENCL_C_VERSION__ >= 200\n"
+    "#define GEN(T) { T gc; T *g = &gc; o[3] = sincos(v, g); o[7] = gc; }\n"
+    "#else\n"
+    "#define GEN(T) { o[3] = sincos(v, &pc); o[7] = pc; }\n"
+    "#endif\n"
+    "#define SC(T, name) \\\n"
+    "kernel void name(global const T *x, global T *out, local T *l) \\\n"
+    "{ size_t i = get_global_id(0), li = get_local_id(0); T v = x[i]; \\\n"
+    "  global T *o = out + 8 * i; T pc; \\\n"
+    "  o[0] = sincos(v, &pc); o[4] = pc; \\\n"
+    "  o[1] = sincos(v, &o[5]); \\\n"
+    "  o[2] = sincos(v, &l[li]); o[6] = l[li]; \\\n"
+    "  GEN(T) }\n"
+    "SC(float, sc_f) SC(float4, sc_f4) SC(double, sc_d)\n";
+
+static void test_sincos(struct kt_env *env, const char *options)
+{
+    enum { M = 4096 };
+    static double x[M], out_d[8 * M];
+    static float xf[M], out_f[8 * M];
+    fill(x, 1, -1e6, 1e6, 0);
+    for (size_t i = 0; i < M; i++)
+        xf[i] = (float)x[i];
+    cl_int err;
+    cl_program p = kt_build(env, sincos_src, options);
+    static const char *const names[] = {"sc_f", "sc_f4", "sc_d"};
+    for (int k = 0; k < 3; k++) {
+        int dbl = k == 2;
+        size_t lanes = k == 1 ? 4 : 1, esize = dbl ? 8 : 4;
+        cl_kernel kern = clCreateKernel(p, names[k], &err);
+        KT_REQUIRE(err == CL_SUCCESS, "clCreateKernel %s: %d", names[k], err);
+        cl_mem bx = clCreateBuffer(env->context, CL_MEM_COPY_HOST_PTR, M * esize,
+                                   dbl ? (void *)x : (void *)xf, &err);
+        cl_mem bo = clCreateBuffer(env->context, CL_MEM_WRITE_ONLY, 8 * M * esize, NULL, &err);
+        KT_REQUIRE(err == CL_SUCCESS, "clCreateBuffer: %d", err);
+        clSetKernelArg(kern, 0, sizeof(cl_mem), &bx);
+        clSetKernelArg(kern, 1, sizeof(cl_mem), &bo);
+        clSetKernelArg(kern, 2, 64 * esize * lanes, NULL);
+        size_t global = M / lanes, local = 64;
+        KT_EXPECT(clEnqueueNDRangeKernel(env->queue, kern, 1, NULL, &global, &local, 0, NULL, NULL),
+                  CL_SUCCESS);
+        KT_EXPECT(clEnqueueReadBuffer(env->queue, bo, CL_TRUE, 0, 8 * M * esize,
+                                      dbl ? (void *)out_d : (void *)out_f, 0, NULL, NULL),
+                  CL_SUCCESS);
+        double worst = 0;
+        for (size_t i = 0; i < M; i++) {
+            size_t item = i / lanes, lane = i % lanes;
+            for (int j = 0; j < 8; j++) {
+                size_t at = (item * 8 + j) * lanes + lane;
+                long double ref =
+                    j < 4 ? (dbl ? sinl(x[i]) : sin(xf[i])) : (dbl ? cosl(x[i]) : cos(xf[i]));
+                double e = dbl ? ulp_error(out_d[at], ref, 53, -1022, 1024)
+                               : ulp_error(out_f[at], ref, 24, -126, 128);
+                worst = e > worst ? e : worst;
+                if (!(e <= 4) && kt_failures < 40)
+                    KT_CHECK(e <= 4, "%s %s result %d for x=%a: %g ulp", names[k], options, j,
+                             dbl ? x[i] : xf[i], e);
+            }
+        }
+        printf("sincos   %-6s %s max %.3f ulp (bound 4)\n", names[k], options, worst);
+        clReleaseMemObject(bx);
+        clReleaseMemObject(bo);
+        clReleaseKernel(kern);
+    }
+    clReleaseProgram(p);
+}
+
 int main(void)
 {
     struct kt_env env;
@@ -351,6 +481,8 @@ int main(void)
         }
     }
     clReleaseProgram(prog);
+    test_sincos(&env, "-cl-std=CL1.2");
+    test_sincos(&env, "-cl-std=CL3.0");
     kt_teardown(&env);
     return kt_finish("math_exp");
 }
