@@ -28,6 +28,7 @@ struct fn {
     long double (*ref_d)(long double, long double);
     double lo, hi;   /* uniform sampling interval for x */
     double ylo, yhi; /* for y (binary) or n (INT_ARG) */
+    double domain;   /* if not 0, |x| and |y| are kept within it (half_ and native_) */
 };
 
 /* References: the host C library in higher precision. */
@@ -110,6 +111,20 @@ static long double rd_pow(long double x, long double y)
 {
     return powl(x, y);
 }
+static double rf_divide(double x, double y)
+{
+    return x / y;
+}
+static double rf_recip(double x, double y)
+{
+    (void)y;
+    return 1.0 / x;
+}
+static double rf_sqrt(double x, double y)
+{
+    (void)y;
+    return sqrt(x);
+}
 static double rf_rsqrt(double x, double y)
 {
     (void)y;
@@ -132,6 +147,13 @@ static double rf_powr(double x, double y)
 {
     return (double)rd_powr(x, y);
 }
+
+/* native_ and half_ (float only): checked against the half_ bound on the half_ domain. */
+#define NH(name, kind, ref, lo, hi, ylo, yhi, dom)                                                 \
+    {"native_" #name, kind, 8192, -1, ref, NULL, lo, hi, ylo, yhi, dom},                           \
+    {                                                                                              \
+        "half_" #name, kind, 8192, -1, ref, NULL, lo, hi, ylo, yhi, dom                            \
+    }
 /* rootn: NaN for n = 0 or an even root of a negative number; odd roots keep the sign. */
 static long double rd_rootn(long double x, long double n)
 {
@@ -150,26 +172,40 @@ static double rf_rootn(double x, double n)
 }
 
 static const struct fn fns[] = {
-    {"exp", UNARY, 3, 3, rf_exp, rd_exp, -110, 100, 0, 0},
-    {"exp2", UNARY, 3, 3, rf_exp2, rd_exp2, -160, 140, 0, 0},
-    {"exp10", UNARY, 3, 3, rf_exp10, rd_exp10, -50, 45, 0, 0},
-    {"expm1", UNARY, 3, 3, rf_expm1, rd_expm1, -20, 90, 0, 0},
-    {"log", UNARY, 3, 3, rf_log, rd_log, 0, 4, 0, 0},
-    {"log2", UNARY, 3, 3, rf_log2, rd_log2, 0, 4, 0, 0},
-    {"log10", UNARY, 3, 3, rf_log10, rd_log10, 0, 4, 0, 0},
-    {"log1p", UNARY, 2, 2, rf_log1p, rd_log1p, -1, 4, 0, 0},
-    {"pow", BINARY, 16, 16, rf_pow, rd_pow, -4, 100, -40, 40},
-    {"pown", INT_ARG, 16, 16, rf_pow, rd_pow, -4, 100, -60, 60},
-    {"powr", BINARY, 16, 16, rf_powr, rd_powr, 0, 100, -40, 40},
-    {"rootn", INT_ARG, 16, 16, rf_rootn, rd_rootn, -100, 100, -20, 20},
-    {"rsqrt", UNARY, 2, 2, rf_rsqrt, rd_rsqrt, 0, 100, 0, 0},
-    {"cbrt", UNARY, 2, 2, rf_cbrt, rd_cbrt, -100, 100, 0, 0},
-    {"sin", UNARY, 4, 4, rf_sin, rd_sin, -10, 10, 0, 0},
-    {"cos", UNARY, 4, 4, rf_cos, rd_cos, -10, 10, 0, 0},
-    {"tan", UNARY, 4, 4, rf_tan, rd_tan, -10, 10, 0, 0},
-    {"sinpi", UNARY, 4, 4, rf_sinpi, rd_sinpi, -4, 4, 0, 0},
-    {"cospi", UNARY, 4, 4, rf_cospi, rd_cospi, -4, 4, 0, 0},
-    {"tanpi", UNARY, 6, 6, rf_tanpi, rd_tanpi, -4, 4, 0, 0},
+    {"exp", UNARY, 3, 3, rf_exp, rd_exp, -110, 100, 0, 0, 0},
+    {"exp2", UNARY, 3, 3, rf_exp2, rd_exp2, -160, 140, 0, 0, 0},
+    {"exp10", UNARY, 3, 3, rf_exp10, rd_exp10, -50, 45, 0, 0, 0},
+    {"expm1", UNARY, 3, 3, rf_expm1, rd_expm1, -20, 90, 0, 0, 0},
+    {"log", UNARY, 3, 3, rf_log, rd_log, 0, 4, 0, 0, 0},
+    {"log2", UNARY, 3, 3, rf_log2, rd_log2, 0, 4, 0, 0, 0},
+    {"log10", UNARY, 3, 3, rf_log10, rd_log10, 0, 4, 0, 0, 0},
+    {"log1p", UNARY, 2, 2, rf_log1p, rd_log1p, -1, 4, 0, 0, 0},
+    {"pow", BINARY, 16, 16, rf_pow, rd_pow, -4, 100, -40, 40, 0},
+    {"pown", INT_ARG, 16, 16, rf_pow, rd_pow, -4, 100, -60, 60, 0},
+    {"powr", BINARY, 16, 16, rf_powr, rd_powr, 0, 100, -40, 40, 0},
+    {"rootn", INT_ARG, 16, 16, rf_rootn, rd_rootn, -100, 100, -20, 20, 0},
+    {"rsqrt", UNARY, 2, 2, rf_rsqrt, rd_rsqrt, 0, 100, 0, 0, 0},
+    {"cbrt", UNARY, 2, 2, rf_cbrt, rd_cbrt, -100, 100, 0, 0, 0},
+    {"sin", UNARY, 4, 4, rf_sin, rd_sin, -10, 10, 0, 0, 0},
+    {"cos", UNARY, 4, 4, rf_cos, rd_cos, -10, 10, 0, 0, 0},
+    {"tan", UNARY, 4, 4, rf_tan, rd_tan, -10, 10, 0, 0, 0},
+    {"sinpi", UNARY, 4, 4, rf_sinpi, rd_sinpi, -4, 4, 0, 0, 0},
+    {"cospi", UNARY, 4, 4, rf_cospi, rd_cospi, -4, 4, 0, 0, 0},
+    {"tanpi", UNARY, 6, 6, rf_tanpi, rd_tanpi, -4, 4, 0, 0, 0},
+    NH(sin, UNARY, rf_sin, -10, 10, 0, 0, 65536),
+    NH(cos, UNARY, rf_cos, -10, 10, 0, 0, 65536),
+    NH(tan, UNARY, rf_tan, -10, 10, 0, 0, 65536),
+    NH(exp, UNARY, rf_exp, -110, 100, 0, 0, 0),
+    NH(exp2, UNARY, rf_exp2, -160, 140, 0, 0, 0),
+    NH(exp10, UNARY, rf_exp10, -50, 45, 0, 0, 0),
+    NH(log, UNARY, rf_log, 0, 4, 0, 0, 0),
+    NH(log2, UNARY, rf_log2, 0, 4, 0, 0, 0),
+    NH(log10, UNARY, rf_log10, 0, 4, 0, 0, 0),
+    NH(recip, UNARY, rf_recip, -10, 10, 0, 0, 0),
+    NH(rsqrt, UNARY, rf_rsqrt, 0, 100, 0, 0, 0),
+    NH(sqrt, UNARY, rf_sqrt, 0, 100, 0, 0, 0),
+    NH(divide, BINARY, rf_divide, -100, 100, -100, 100, 0),
+    NH(powr, BINARY, rf_powr, 0, 100, -10, 10, 1e4),
 };
 #define NFNS (sizeof(fns) / sizeof(fns[0]))
 
@@ -194,6 +230,29 @@ static const char *src =
     "{ size_t i = get_global_id(0); double4 v = x[i]; r[i] = (double4)(f(v.xyz), f(v.w)); }\n"
     "U(exp) U(exp2) U(exp10) U(expm1) U(log) U(log2) U(log10) U(log1p) U(rsqrt) U(cbrt)\n"
     "U(sin) U(cos) U(tan) U(sinpi) U(cospi) U(tanpi)\n"
+    "#define UF(f) \\\n"
+    "kernel void f_##f(global const float *x, global const float *y, global float *r) \\\n"
+    "{ size_t i = get_global_id(0); r[i] = f(x[i]); } \\\n"
+    "kernel void f4_##f(global const float4 *x, global const float4 *y, global float4 *r) \\\n"
+    "{ size_t i = get_global_id(0); r[i] = f(x[i]); } \\\n"
+    "kernel void f16_##f(global const float16 *x, global const float16 *y, global float16 *r) \\\n"
+    "{ size_t i = get_global_id(0); r[i] = f(x[i]); } \\\n"
+    "kernel void f3_##f(global const float4 *x, global const float4 *y, global float4 *r) \\\n"
+    "{ size_t i = get_global_id(0); float4 v = x[i]; r[i] = (float4)(f(v.xyz), f(v.w)); }\n"
+    "#define NH(f) UF(native_##f) UF(half_##f)\n"
+    "NH(sin) NH(cos) NH(tan) NH(exp) NH(exp2) NH(exp10) NH(log) NH(log2) NH(log10)\n"
+    "NH(recip) NH(rsqrt) NH(sqrt)\n"
+    "#define BF(f) \\\n"
+    "kernel void f_##f(global const float *x, global const float *y, global float *r) \\\n"
+    "{ size_t i = get_global_id(0); r[i] = f(x[i], y[i]); } \\\n"
+    "kernel void f4_##f(global const float4 *x, global const float4 *y, global float4 *r) \\\n"
+    "{ size_t i = get_global_id(0); r[i] = f(x[i], y[i]); } \\\n"
+    "kernel void f16_##f(global const float16 *x, global const float16 *y, global float16 *r) \\\n"
+    "{ size_t i = get_global_id(0); r[i] = f(x[i], y[i]); } \\\n"
+    "kernel void f3_##f(global const float4 *x, global const float4 *y, global float4 *r) \\\n"
+    "{ size_t i = get_global_id(0); float4 v = x[i], w = y[i]; \\\n"
+    "  r[i] = (float4)(f(v.xyz, w.xyz), f(v.w, w.w)); }\n"
+    "BF(native_divide) BF(half_divide) BF(native_powr) BF(half_powr)\n"
     "#define K2(f, Y, YV) \\\n"
     "kernel void f_##f(global const float *x, global const Y *y, global float *r) \\\n"
     "{ size_t i = get_global_id(0); r[i] = f(x[i], y[i]); } \\\n"
@@ -435,7 +494,7 @@ int main(void)
 
     for (size_t fi = 0; fi < NFNS; fi++) {
         const struct fn *f = &fns[fi];
-        for (int dbl = 0; dbl < 2; dbl++) {
+        for (int dbl = 0; dbl < (f->bound_d < 0 ? 1 : 2); dbl++) {
             fill(x, dbl, f->lo, f->hi, 0);
             if (f->kind == BINARY) {
                 fill(y, dbl, f->ylo, f->yhi, 7);
@@ -456,6 +515,12 @@ int main(void)
                     x[i] = dbl ? specials[i / nn] : (float)specials[i / nn];
             } else {
                 memset(y, 0, sizeof(y));
+            }
+            for (size_t i = 0; f->domain && i < N; i++) {
+                if (!(fabs(x[i]) <= f->domain))
+                    x[i] = (float)uniform(f->lo, f->hi);
+                if (!(fabs(y[i]) <= f->domain))
+                    y[i] = (float)uniform(f->ylo, f->yhi);
             }
             for (size_t i = 0; i < N; i++) {
                 xf[i] = (float)x[i];
