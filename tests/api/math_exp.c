@@ -209,70 +209,53 @@ static const struct fn fns[] = {
 };
 #define NFNS (sizeof(fns) / sizeof(fns[0]))
 
-/* One kernel per function and precision, plus vector forms. */
-static const char *src =
-    "#define U(f) \\\n"
-    "kernel void f_##f(global const float *x, global const float *y, global float *r) \\\n"
-    "{ size_t i = get_global_id(0); r[i] = f(x[i]); } \\\n"
-    "kernel void f4_##f(global const float4 *x, global const float4 *y, global float4 *r) \\\n"
-    "{ size_t i = get_global_id(0); r[i] = f(x[i]); } \\\n"
-    "kernel void f16_##f(global const float16 *x, global const float16 *y, global float16 *r) \\\n"
-    "{ size_t i = get_global_id(0); r[i] = f(x[i]); } \\\n"
-    "kernel void f3_##f(global const float4 *x, global const float4 *y, global float4 *r) \\\n"
-    "{ size_t i = get_global_id(0); float4 v = x[i]; r[i] = (float4)(f(v.xyz), f(v.w)); } \\\n"
-    "kernel void d_##f(global const double *x, global const double *y, global double *r) \\\n"
-    "{ size_t i = get_global_id(0); r[i] = f(x[i]); } \\\n"
-    "kernel void d2_##f(global const double2 *x, global const double2 *y, global double2 *r) \\\n"
-    "{ size_t i = get_global_id(0); r[i] = f(x[i]); } \\\n"
-    "kernel void d8_##f(global const double8 *x, global const double8 *y, global double8 *r) \\\n"
-    "{ size_t i = get_global_id(0); r[i] = f(x[i]); } \\\n"
-    "kernel void d3_##f(global const double4 *x, global const double4 *y, global double4 *r) \\\n"
-    "{ size_t i = get_global_id(0); double4 v = x[i]; r[i] = (double4)(f(v.xyz), f(v.w)); }\n"
-    "U(exp) U(exp2) U(exp10) U(expm1) U(log) U(log2) U(log10) U(log1p) U(rsqrt) U(cbrt)\n"
-    "U(sin) U(cos) U(tan) U(sinpi) U(cospi) U(tanpi)\n"
-    "#define UF(f) \\\n"
-    "kernel void f_##f(global const float *x, global const float *y, global float *r) \\\n"
-    "{ size_t i = get_global_id(0); r[i] = f(x[i]); } \\\n"
-    "kernel void f4_##f(global const float4 *x, global const float4 *y, global float4 *r) \\\n"
-    "{ size_t i = get_global_id(0); r[i] = f(x[i]); } \\\n"
-    "kernel void f16_##f(global const float16 *x, global const float16 *y, global float16 *r) \\\n"
-    "{ size_t i = get_global_id(0); r[i] = f(x[i]); } \\\n"
-    "kernel void f3_##f(global const float4 *x, global const float4 *y, global float4 *r) \\\n"
-    "{ size_t i = get_global_id(0); float4 v = x[i]; r[i] = (float4)(f(v.xyz), f(v.w)); }\n"
-    "#define NH(f) UF(native_##f) UF(half_##f)\n"
-    "NH(sin) NH(cos) NH(tan) NH(exp) NH(exp2) NH(exp10) NH(log) NH(log2) NH(log10)\n"
-    "NH(recip) NH(rsqrt) NH(sqrt)\n"
-    "#define BF(f) \\\n"
-    "kernel void f_##f(global const float *x, global const float *y, global float *r) \\\n"
-    "{ size_t i = get_global_id(0); r[i] = f(x[i], y[i]); } \\\n"
-    "kernel void f4_##f(global const float4 *x, global const float4 *y, global float4 *r) \\\n"
-    "{ size_t i = get_global_id(0); r[i] = f(x[i], y[i]); } \\\n"
-    "kernel void f16_##f(global const float16 *x, global const float16 *y, global float16 *r) \\\n"
-    "{ size_t i = get_global_id(0); r[i] = f(x[i], y[i]); } \\\n"
-    "kernel void f3_##f(global const float4 *x, global const float4 *y, global float4 *r) \\\n"
-    "{ size_t i = get_global_id(0); float4 v = x[i], w = y[i]; \\\n"
-    "  r[i] = (float4)(f(v.xyz, w.xyz), f(v.w, w.w)); }\n"
-    "BF(native_divide) BF(half_divide) BF(native_powr) BF(half_powr)\n"
-    "#define K2(f, Y, YV) \\\n"
-    "kernel void f_##f(global const float *x, global const Y *y, global float *r) \\\n"
-    "{ size_t i = get_global_id(0); r[i] = f(x[i], y[i]); } \\\n"
-    "kernel void f4_##f(global const float4 *x, global const Y##4 *y, global float4 *r) \\\n"
-    "{ size_t i = get_global_id(0); r[i] = f(x[i], y[i]); } \\\n"
-    "kernel void f16_##f(global const float16 *x, global const Y##16 *y, global float16 *r) \\\n"
-    "{ size_t i = get_global_id(0); r[i] = f(x[i], y[i]); } \\\n"
-    "kernel void f3_##f(global const float4 *x, global const Y##4 *y, global float4 *r) \\\n"
-    "{ size_t i = get_global_id(0); float4 v = x[i]; Y##4 w = y[i]; \\\n"
-    "  r[i] = (float4)(f(v.xyz, w.xyz), f(v.w, w.w)); } \\\n"
-    "kernel void d_##f(global const double *x, global const YV *y, global double *r) \\\n"
-    "{ size_t i = get_global_id(0); r[i] = f(x[i], y[i]); } \\\n"
-    "kernel void d2_##f(global const double2 *x, global const YV##2 *y, global double2 *r) \\\n"
-    "{ size_t i = get_global_id(0); r[i] = f(x[i], y[i]); } \\\n"
-    "kernel void d8_##f(global const double8 *x, global const YV##8 *y, global double8 *r) \\\n"
-    "{ size_t i = get_global_id(0); r[i] = f(x[i], y[i]); } \\\n"
-    "kernel void d3_##f(global const double4 *x, global const YV##4 *y, global double4 *r) \\\n"
-    "{ size_t i = get_global_id(0); double4 v = x[i]; YV##4 w = y[i]; \\\n"
-    "  r[i] = (double4)(f(v.xyz, w.xyz), f(v.w, w.w)); }\n"
-    "K2(pow, float, double) K2(powr, float, double) K2(pown, int, int) K2(rootn, int, int)\n";
+/*
+ * Kernels: for each function and precision, a scalar one (f_name, d_name) and a vector
+ * one (fv_name, dv_name) whose width rotates over the functions, so that every width
+ * (3 through float4/double4 with .xyz) is run by several functions.
+ */
+static const int float_widths[] = {4, 16, 3, 8, 2};
+static const int double_widths[] = {2, 3, 8, 4, 16};
+
+static int vector_width(size_t fi, int dbl)
+{
+    return dbl ? double_widths[fi % 5] : float_widths[fi % 5];
+}
+
+static size_t add_kernel(char *out, size_t at, size_t cap, const struct fn *f, int dbl, int width)
+{
+    const char *t = dbl ? "double" : "float";
+    const char *yt = f->kind == INT_ARG ? "int" : t;
+    char w[8] = "", call[200];
+    if (width > 1)
+        snprintf(w, sizeof(w), "%d", width == 3 ? 4 : width);
+    int un = f->kind == UNARY;
+    if (width == 3)
+        snprintf(call, sizeof(call), "(%s4)(%s(v.xyz%s), %s(v.w%s))", t, f->name,
+                 un ? "" : ", w.xyz", f->name, un ? "" : ", w.w");
+    else
+        snprintf(call, sizeof(call), "%s(v%s)", f->name, un ? "" : ", w");
+    return at + (size_t)snprintf(out + at, cap - at,
+                                 "kernel void %s%s_%s(global const %s%s *x, global const %s%s *y, "
+                                 "global %s%s *r)\n{ size_t i = get_global_id(0); %s%s v = x[i]; "
+                                 "%s%s w = y[i]; (void)w; r[i] = %s; }\n",
+                                 dbl ? "d" : "f", width > 1 ? "v" : "", f->name, t, w, yt, w, t, w,
+                                 t, w, yt, w, call);
+}
+
+static char *make_source(void)
+{
+    size_t cap = 1 << 20, at = 0;
+    char *out = malloc(cap);
+    KT_REQUIRE(out, "out of memory");
+    for (size_t fi = 0; fi < NFNS; fi++) {
+        for (int dbl = 0; dbl < (fns[fi].bound_d < 0 ? 1 : 2); dbl++) {
+            at = add_kernel(out, at, cap, &fns[fi], dbl, 1);
+            at = add_kernel(out, at, cap, &fns[fi], dbl, vector_width(fi, dbl));
+        }
+    }
+    return out;
+}
 
 static uint64_t rng_state = 0x9e3779b97f4a7c15ull;
 static uint64_t rnd(void)
@@ -481,16 +464,14 @@ int main(void)
 {
     struct kt_env env;
     kt_setup(&env, 0);
+    char *src = make_source();
     prog = kt_build(&env, src, "-cl-std=CL3.0");
+    free(src);
 
     static double x[N], y[N];
     static float xf[N], yf[N], rf[N];
     static int yi[N];
     static double rd[N];
-    static const char *const fwidths[] = {"f", "f4", "f16", "f3"};
-    static const size_t flanes[] = {1, 4, 16, 4};
-    static const char *const dwidths[] = {"d", "d2", "d8", "d3"};
-    static const size_t dlanes[] = {1, 2, 8, 4};
 
     for (size_t fi = 0; fi < NFNS; fi++) {
         const struct fn *f = &fns[fi];
@@ -528,21 +509,22 @@ int main(void)
                 yi[i] = (int)y[i];
             }
             struct result res = {0, 0, 0};
-            for (int w = 0; w < 4; w++) {
+            for (int w = 0; w < 2; w++) {
                 char kname[64];
-                snprintf(kname, sizeof(kname), "%s_%s", dbl ? dwidths[w] : fwidths[w], f->name);
+                int width = w ? vector_width(fi, dbl) : 1;
+                size_t lanes = width == 3 ? 4 : (size_t)width;
+                snprintf(kname, sizeof(kname), "%s%s_%s", dbl ? "d" : "f", w ? "v" : "", f->name);
                 int ints = f->kind == INT_ARG;
                 if (dbl)
                     run_kernel(&env, kname, x, ints ? (void *)yi : (void *)y, ints ? 4 : 8, rd, 8,
-                               dlanes[w]);
+                               lanes);
                 else
-                    run_kernel(&env, kname, xf, ints ? (void *)yi : (void *)yf, 4, rf, 4,
-                               flanes[w]);
+                    run_kernel(&env, kname, xf, ints ? (void *)yi : (void *)yf, 4, rf, 4, lanes);
                 check(f, dbl, x, y, dbl ? (void *)rd : (void *)rf, N, &res, kname);
             }
-            printf("%-8s %-6s max %.3f ulp (bound %g) at x=%a y=%a\n", f->name,
-                   dbl ? "double" : "float", res.max_err, dbl ? f->bound_d : f->bound_f,
-                   res.worst_x, res.worst_y);
+            printf("%-13s %-6s (and width %2d) max %.3f ulp (bound %g) at x=%a y=%a\n", f->name,
+                   dbl ? "double" : "float", vector_width(fi, dbl), res.max_err,
+                   dbl ? f->bound_d : f->bound_f, res.worst_x, res.worst_y);
         }
     }
     clReleaseProgram(prog);
