@@ -812,6 +812,59 @@ static int test_vector_asm(void)
     return 0;
 }
 
+/*
+ * A kernel calling sin, exp, log, pow, sqrt and rsqrt (float and double) per work-item
+ * is vectorised across work-items: its work-group function uses packed vector
+ * instructions and calls nothing (every builtin inlined, no scalar call per lane).
+ */
+static int test_math_vector_asm(void)
+{
+    static const char src[] =
+        "kernel void trans(global const float *a, global const float *b, global float *c)\n"
+        "{\n"
+        "    size_t i = get_global_id(0);\n"
+        "    float x = a[i], y = b[i];\n"
+        "    c[i] = sin(x) + exp(x) + log(y) + pow(y, x) + sqrt(y) + rsqrt(y);\n"
+        "}\n"
+        "kernel void transd(global const double *a, global const double *b, global double *c)\n"
+        "{\n"
+        "    size_t i = get_global_id(0);\n"
+        "    double x = a[i], y = b[i];\n"
+        "    c[i] = sin(x) + exp(x) + log(y) + pow(y, x) + sqrt(y) + rsqrt(y);\n"
+        "}\n";
+    setenv("KILN_KEEP_ASM", "1", 1);
+    struct kiln_cc_program *p = build_ok(src, NULL);
+    CHECK(p);
+    char *text = cc->assembly(p);
+    CHECK(text);
+    static const char *const wrappers[] = {"kiln.wg.trans:", "kiln.wg.transd:"};
+    static const char *const packed[] = {"ps\t", "pd\t"};
+    for (size_t w = 0; w < 2; w++) {
+        char *start = strstr(text, wrappers[w]);
+        CHECK(start);
+        char *end = strstr(start, ".size");
+        CHECK(end);
+        size_t calls = 0, vector = 0;
+        for (char *line = start; line && line < end; line = strchr(line + 1, '\n')) {
+            char *op = line + 1;
+            while (*op == ' ' || *op == '\t')
+                op++;
+            if (strncmp(op, "call", 4) == 0)
+                calls++;
+            char *eol = strchr(op, '\n');
+            char *hit = strstr(op, packed[w]);
+            if (hit && (!eol || hit < eol) && (strstr(op, "mm") != NULL))
+                vector++;
+        }
+        printf("%s %zu packed vector instructions, %zu calls\n", wrappers[w], vector, calls);
+        CHECK(calls == 0);
+        CHECK(vector > 20);
+    }
+    free(text);
+    cc->destroy(p);
+    return 0;
+}
+
 struct test {
     const char *name;
     int (*run)(void);
@@ -834,6 +887,7 @@ static const struct test tests[] = {
     {"invalid_options", test_invalid_options},
     {"options", test_options},
     {"vector_asm", test_vector_asm},
+    {"math_vector_asm", test_math_vector_asm},
     {"threads", test_threads},
     {"dump_ir", test_dump_ir},
 };
