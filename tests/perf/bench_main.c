@@ -20,6 +20,8 @@ static const struct bench_case *const cases[] = {
     &bench_case_triad,
     &bench_case_reduce,
     &bench_case_sgemm,
+    &bench_case_transcendental,
+    &bench_case_nbody,
 };
 enum { NCASES = sizeof(cases) / sizeof(cases[0]) };
 
