@@ -670,11 +670,14 @@ static int test_unsupported_refused(void)
                                 "    p[0] = get_image_width(img);\n"
                                 "}\n";
     static const char *const image_needles[] = {"image arguments are not supported", NULL};
-    static const char undefined[] = "kernel void k(global float *p)\n"
+    /* A function declared like a builtin that no library defines. */
+    static const char undefined[] = "__attribute__((overloadable)) float nosuch(float);\n"
+                                    "kernel void k(global float *p)\n"
                                     "{\n"
-                                    "    p[get_global_id(0)] = sin(p[0]);\n"
+                                    "    p[get_global_id(0)] = nosuch(p[0]);\n"
                                     "}\n";
-    static const char *const undefined_needles[] = {"undefined function 'sin' (_Z3sinf)", NULL};
+    static const char *const undefined_needles[] = {"undefined function 'nosuch' (_Z6nosuchf)",
+                                                    NULL};
     static const char recursive_local[] = "kernel void k(global int *p, int d)\n"
                                           "{\n"
                                           "    local int t;\n"
@@ -686,12 +689,14 @@ static int test_unsupported_refused(void)
     static const char *const recursive_needles[] = {
         "__local variable 'k.t' is used by a function that could not be inlined", NULL};
     /* On fibers the kernel's code sits in kiln.wi.k; the log still names k. */
-    static const char undefined_fibers[] = "kernel void k(global float *p)\n"
+    static const char undefined_fibers[] = "__attribute__((overloadable)) float nosuch(float);\n"
+                                           "kernel void k(global float *p)\n"
                                            "{\n"
                                            "    barrier(CLK_GLOBAL_MEM_FENCE);\n"
-                                           "    p[get_global_id(0)] = sin(p[0]);\n"
+                                           "    p[get_global_id(0)] = nosuch(p[0]);\n"
                                            "}\n";
-    static const char *const fibers_needles[] = {"kernel 'k' calls undefined function 'sin'", NULL};
+    static const char *const fibers_needles[] = {"kernel 'k' calls undefined function 'nosuch'",
+                                                 NULL};
     /* Work-group collectives come from the kernel library; sub-group ones do not yet. */
     static const char collective[] = "kernel void k(global int *p)\n"
                                      "{\n"
