@@ -556,6 +556,188 @@ static void test_half(struct kt_env *env)
     clReleaseProgram(p);
 }
 
+/*
+ * Special values written down from the specification (C99 Annex F, OpenCL C §7.5.1), not
+ * taken from the host library: each case is run in float and in double and must give
+ * exactly the value listed, zero sign included (NaN: any NaN).
+ */
+static const char *special_src =
+    "#define SPEC(T, name) \\\n"
+    "kernel void name(global const int *op, global const T *x, global const T *y, \\\n"
+    "                 global const int *n, global T *r) \\\n"
+    "{ size_t i = get_global_id(0); T a = x[i], b = y[i]; int k = n[i]; T v = 0; \\\n"
+    "  switch (op[i]) { \\\n"
+    "  case 0: v = exp(a); break; case 1: v = expm1(a); break; case 2: v = log(a); break; \\\n"
+    "  case 3: v = log2(a); break; case 4: v = log1p(a); break; case 5: v = pow(a, b); break; \\\n"
+    "  case 6: v = powr(a, b); break; case 7: v = pown(a, k); break; \\\n"
+    "  case 8: v = rootn(a, k); break; case 9: v = cbrt(a); break; case 10: v = rsqrt(a); break; "
+    "\\\n"
+    "  case 11: v = sin(a); break; case 12: v = cos(a); break; case 13: v = tan(a); break; \\\n"
+    "  case 14: v = sinpi(a); break; case 15: v = cospi(a); break; case 16: v = tanpi(a); break; "
+    "\\\n"
+    "  case 17: v = exp2(a); break; case 18: v = exp10(a); break; case 19: v = log10(a); break; "
+    "\\\n"
+    "  } r[i] = v; }\n"
+    "SPEC(float, spec_f) SPEC(double, spec_d)\n";
+
+enum {
+    EXP,
+    EXPM1,
+    LOG,
+    LOG2,
+    LOG1P,
+    POW,
+    POWR,
+    POWN,
+    ROOTN,
+    CBRT,
+    RSQRT,
+    SIN,
+    COS,
+    TAN,
+    SINPI,
+    COSPI,
+    TANPI,
+    EXP2,
+    EXP10,
+    LOG10
+};
+
+static const struct special_case {
+    int op;
+    double x, y;
+    int n;
+    double want;
+} special_cases[] = {
+    {EXP, -INFINITY, 0, 0, 0.0},
+    {EXP, INFINITY, 0, 0, INFINITY},
+    {EXP, NAN, 0, 0, NAN},
+    {EXP, -0.0, 0, 0, 1.0},
+    {EXP2, -INFINITY, 0, 0, 0.0},
+    {EXP2, 3.0, 0, 0, 8.0},
+    {EXP10, -INFINITY, 0, 0, 0.0},
+    {EXP10, 2.0, 0, 0, 100.0},
+    {EXPM1, -0.0, 0, 0, -0.0},
+    {EXPM1, -INFINITY, 0, 0, -1.0},
+    {EXPM1, INFINITY, 0, 0, INFINITY},
+    {LOG, 0.0, 0, 0, -INFINITY},
+    {LOG, -0.0, 0, 0, -INFINITY},
+    {LOG, -1.0, 0, 0, NAN},
+    {LOG, 1.0, 0, 0, 0.0},
+    {LOG, INFINITY, 0, 0, INFINITY},
+    {LOG2, 8.0, 0, 0, 3.0},
+    {LOG2, -INFINITY, 0, 0, NAN},
+    {LOG10, 1000.0, 0, 0, 3.0},
+    {LOG1P, -1.0, 0, 0, -INFINITY},
+    {LOG1P, -0.0, 0, 0, -0.0},
+    {LOG1P, -2.0, 0, 0, NAN},
+    {POW, -0.0, -3.0, 0, -INFINITY},
+    {POW, 0.0, -3.0, 0, INFINITY},
+    {POW, -0.0, -2.0, 0, INFINITY},
+    {POW, -0.0, 3.0, 0, -0.0},
+    {POW, -0.0, 2.0, 0, 0.0},
+    {POW, 0.0, -INFINITY, 0, INFINITY},
+    {POW, -1.0, INFINITY, 0, 1.0},
+    {POW, -1.0, -INFINITY, 0, 1.0},
+    {POW, 1.0, NAN, 0, 1.0},
+    {POW, NAN, 0.0, 0, 1.0},
+    {POW, NAN, -0.0, 0, 1.0},
+    {POW, -8.0, 1.0 / 3, 0, NAN},
+    {POW, 0.5, -INFINITY, 0, INFINITY},
+    {POW, 2.0, -INFINITY, 0, 0.0},
+    {POW, 0.5, INFINITY, 0, 0.0},
+    {POW, 2.0, INFINITY, 0, INFINITY},
+    {POW, -INFINITY, -3.0, 0, -0.0},
+    {POW, -INFINITY, -2.0, 0, 0.0},
+    {POW, -INFINITY, 3.0, 0, -INFINITY},
+    {POW, -INFINITY, 2.5, 0, INFINITY},
+    {POW, INFINITY, -0.5, 0, 0.0},
+    {POW, -2.0, 3.0, 0, -8.0},
+    {POW, NAN, 1.0, 0, NAN},
+    {POWR, -1.0, 2.0, 0, NAN},
+    {POWR, 1.0, INFINITY, 0, NAN},
+    {POWR, 0.0, 0.0, 0, NAN},
+    {POWR, INFINITY, 0.0, 0, NAN},
+    {POWR, 1.0, 5.0, 0, 1.0},
+    {POWR, 2.0, 0.0, 0, 1.0},
+    {POWR, -0.0, 3.0, 0, 0.0},
+    {POWR, 0.0, -1.0, 0, INFINITY},
+    {POWR, 0.0, -INFINITY, 0, INFINITY},
+    {POWR, 4.0, 0.5, 0, 2.0},
+    {POWN, NAN, 0, 0, 1.0},
+    {POWN, -2.0, 0, 3, -8.0},
+    {POWN, -0.0, 0, -1, -INFINITY},
+    {POWN, 0.0, 0, -2, INFINITY},
+    {POWN, -INFINITY, 0, 3, -INFINITY},
+    {ROOTN, -8.0, 0, 3, -2.0},
+    {ROOTN, -8.0, 0, 2, NAN},
+    {ROOTN, -0.0, 0, -3, -INFINITY},
+    {ROOTN, 0.0, 0, -2, INFINITY},
+    {ROOTN, -0.0, 0, 3, -0.0},
+    {ROOTN, -0.0, 0, 2, 0.0},
+    {ROOTN, 5.0, 0, 0, NAN},
+    {ROOTN, 16.0, 0, 4, 2.0},
+    {CBRT, -27.0, 0, 0, -3.0},
+    {CBRT, -0.0, 0, 0, -0.0},
+    {CBRT, -INFINITY, 0, 0, -INFINITY},
+    {RSQRT, -0.0, 0, 0, -INFINITY},
+    {RSQRT, INFINITY, 0, 0, 0.0},
+    {RSQRT, -1.0, 0, 0, NAN},
+    {RSQRT, 0.25, 0, 0, 2.0},
+    {SIN, -0.0, 0, 0, -0.0},
+    {SIN, INFINITY, 0, 0, NAN},
+    {COS, -INFINITY, 0, 0, NAN},
+    {COS, -0.0, 0, 0, 1.0},
+    {TAN, -0.0, 0, 0, -0.0},
+    {TAN, NAN, 0, 0, NAN},
+    {SINPI, -0.0, 0, 0, -0.0},
+    {SINPI, 0.5, 0, 0, 1.0},
+    {SINPI, -1.5, 0, 0, 1.0},
+    {SINPI, INFINITY, 0, 0, NAN},
+    {COSPI, 0.5, 0, 0, 0.0},
+    {COSPI, 1.0, 0, 0, -1.0},
+    {COSPI, -0.0, 0, 0, 1.0},
+    {TANPI, -0.0, 0, 0, -0.0},
+    {TANPI, 0.25, 0, 0, 1.0},
+    {TANPI, 0.5, 0, 0, INFINITY},
+    {TANPI, 1.5, 0, 0, -INFINITY},
+};
+#define NSPECIAL_CASES (sizeof(special_cases) / sizeof(special_cases[0]))
+
+static void test_special_cases(struct kt_env *env)
+{
+    enum { M = NSPECIAL_CASES };
+    int op[M], n[M];
+    double x[M], y[M], rd[M];
+    float xf[M], yf[M], rf[M];
+    for (size_t i = 0; i < M; i++) {
+        op[i] = special_cases[i].op;
+        n[i] = special_cases[i].n;
+        x[i] = special_cases[i].x;
+        y[i] = special_cases[i].y;
+        xf[i] = (float)x[i];
+        yf[i] = (float)y[i];
+    }
+    for (int dbl = 0; dbl < 2; dbl++) {
+        size_t e = dbl ? 8 : 4;
+        struct kt_arg args[] = {{KT_IN, sizeof(op), op},
+                                {KT_IN, M * e, dbl ? (void *)x : (void *)xf},
+                                {KT_IN, M * e, dbl ? (void *)y : (void *)yf},
+                                {KT_IN, sizeof(n), n},
+                                {KT_OUT, M * e, dbl ? (void *)rd : (void *)rf}};
+        KT_EXPECT(
+            kt_run(env, special_src, "-cl-std=CL3.0", dbl ? "spec_d" : "spec_f", M, 0, 5, args),
+            CL_SUCCESS);
+        for (size_t i = 0; i < M; i++) {
+            double got = dbl ? rd[i] : rf[i], want = special_cases[i].want;
+            int ok = isnan(want) ? isnan(got) : (got == want && signbit(got) == signbit(want));
+            KT_CHECK(ok, "%s op %d (x=%a, y=%a, n=%d) = %a, want %a", dbl ? "double" : "float",
+                     op[i], x[i], y[i], n[i], got, want);
+        }
+    }
+    printf("special values: %zu cases in float and double\n", (size_t)M);
+}
+
 int main(void)
 {
     struct kt_env env;
@@ -627,6 +809,7 @@ int main(void)
     test_sincos(&env, "-cl-std=CL1.2");
     test_sincos(&env, "-cl-std=CL3.0");
     test_half(&env);
+    test_special_cases(&env);
     kt_teardown(&env);
     return kt_finish("math_exp");
 }
