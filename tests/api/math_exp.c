@@ -738,6 +738,61 @@ static void test_special_cases(struct kt_env *env)
     printf("special values: %zu cases in float and double\n", (size_t)M);
 }
 
+/*
+ * The options that relax floating point (-cl-fast-relaxed-math, -cl-finite-math-only,
+ * -cl-unsafe-math-optimizations) put fast-math attributes on the kernel the library is
+ * inlined into, which lets the code generator reassociate and approximate. The results on
+ * finite inputs must stay within the bounds OpenCL C §7.4 gives under fast relaxed math:
+ * exp, exp2 3 + floor(|2x|) ulp; log, log2 an absolute error below 2^-21 on [0.5, 2] and 3 ulp
+ * elsewhere; sin, cos an absolute error below 2^-11 on [-pi, pi]; pow as exp2(y log2 x),
+ * checked here to a relative 2^-16 for these moderate arguments; expm1 keeps its 3 ulp.
+ */
+static void test_relaxed_options(struct kt_env *env)
+{
+    static const char *const options[] = {"-cl-fast-relaxed-math", "-cl-finite-math-only",
+                                          "-cl-unsafe-math-optimizations"};
+    static const char src_relaxed[] =
+        "kernel void k(global const float *x, global float *r)\n"
+        "{ size_t i = get_global_id(0); float a = x[i], p = fabs(a) + 0.5f;\n"
+        "  r[8 * i] = exp(a); r[8 * i + 1] = exp2(a); r[8 * i + 2] = log(p);\n"
+        "  r[8 * i + 3] = log2(p); r[8 * i + 4] = pow(p, 1.7f); r[8 * i + 5] = sin(a);\n"
+        "  r[8 * i + 6] = cos(a); r[8 * i + 7] = expm1(a); }\n";
+    static const char *const names[8] = {"exp", "exp2", "log", "log2",
+                                         "pow", "sin",  "cos", "expm1"};
+    enum { M = 4096 };
+    static float x[M], r[8 * M];
+    for (size_t i = 0; i < M; i++)
+        x[i] = (float)uniform(-20, 20);
+    for (size_t o = 0; o < 3; o++) {
+        struct kt_arg args[] = {{KT_IN, sizeof(x), x}, {KT_OUT, sizeof(r), r}};
+        KT_EXPECT(kt_run(env, src_relaxed, options[o], "k", M, 0, 2, args), CL_SUCCESS);
+        int bad = 0;
+        for (size_t i = 0; i < M; i++) {
+            double a = x[i], p = fabs(x[i]) + 0.5f;
+            double ref[8] = {exp(a),       exp2(a), log(p), log2(p),
+                             pow(p, 1.7f), sin(a),  cos(a), expm1(a)};
+            for (int k = 0; k < 8; k++) {
+                double got = r[8 * i + k], ulps = ulp_error(got, ref[k], 24, -126, 128);
+                int ok;
+                if (k <= 1)
+                    ok = ulps <= 3 + floor(fabs(2 * a));
+                else if (k <= 3)
+                    ok = (p >= 0.5 && p <= 2) ? fabs(got - ref[k]) < 0x1p-21 : ulps <= 3;
+                else if (k == 4)
+                    ok = fabs(got - ref[k]) <= 0x1p-16 * fabs(ref[k]);
+                else if (k <= 6)
+                    ok = fabs(a) > M_PI || fabs(got - ref[k]) < 0x1p-11;
+                else
+                    ok = ulps <= 3;
+                if (!ok && bad++ < 10)
+                    KT_CHECK(ok, "%s: %s(%a) = %a, reference %a", options[o], names[k], a, got,
+                             ref[k]);
+            }
+        }
+        printf("%s: %d results outside the relaxed bounds\n", options[o], bad);
+    }
+}
+
 int main(void)
 {
     struct kt_env env;
@@ -810,6 +865,7 @@ int main(void)
     test_sincos(&env, "-cl-std=CL3.0");
     test_half(&env);
     test_special_cases(&env);
+    test_relaxed_options(&env);
     kt_teardown(&env);
     return kt_finish("math_exp");
 }
