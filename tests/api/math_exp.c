@@ -767,8 +767,10 @@ static void test_relaxed_options(struct kt_env *env)
         struct kt_arg args[] = {{KT_IN, sizeof(x), x}, {KT_OUT, sizeof(r), r}};
         KT_EXPECT(kt_run(env, src_relaxed, options[o], "k", M, 0, 2, args), CL_SUCCESS);
         int bad = 0;
+        double worst = 0;
         for (size_t i = 0; i < M; i++) {
-            double a = x[i], p = fabs(x[i]) + 0.5f;
+            /* p rounded to float, as the kernel computes it. */
+            double a = x[i], p = fabsf(x[i]) + 0.5f;
             double ref[8] = {exp(a),       exp2(a), log(p), log2(p),
                              pow(p, 1.7f), sin(a),  cos(a), expm1(a)};
             for (int k = 0; k < 8; k++) {
@@ -784,12 +786,14 @@ static void test_relaxed_options(struct kt_env *env)
                     ok = fabs(a) > M_PI || fabs(got - ref[k]) < 0x1p-11;
                 else
                     ok = ulps <= 3;
+                worst = ulps > worst ? ulps : worst;
                 if (!ok && bad++ < 10)
                     KT_CHECK(ok, "%s: %s(%a) = %a, reference %a", options[o], names[k], a, got,
                              ref[k]);
             }
         }
-        printf("%s: %d results outside the relaxed bounds\n", options[o], bad);
+        printf("%s: %d results outside the relaxed bounds; largest error %.3f ulp\n", options[o],
+               bad, worst);
     }
 }
 
