@@ -4,13 +4,16 @@
  *
  * Reduction (double): |x| = M 2^E with M an integer below 2^53. x (2/pi) mod 4 is
  * M C_E, where C_E = (2^E 2/pi) mod 4 is read from a table of three doubles per E
- * (trig_table.h, made by kernel-lib/tools/mathcoef.py) for E >= 0 and is 2/pi 2^E below.
+ * (trig_table.h, made by kernel-lib/math/mathcoef.py) for E >= 0 and is 2/pi 2^E below.
  * The products are formed exactly (fma), multiples of 4 dropped, and the sum gives the
  * quadrant k and the fraction f, |f| <= 1/2, to about 2^-100; r = f pi/2 is kept as a
  * double-double. This is exact enough for every argument whose distance to a multiple of
  * pi/2 is above 2^-47 of it, that is all but a vanishing set of huge doubles, and for every
- * float. sin and cos of r are minimax polynomials (kernel-lib/tools/mathcoef.py), corrected
+ * float. sin and cos of r are minimax polynomials (kernel-lib/math/mathcoef.py), corrected
  * to first order by the low part of r.
+ *
+ * Bounds (OpenCL C 3.0 §7.4, float and double): sin, cos, sincos, sinpi and cospi 4 ulp, tan
+ * 5 ulp (4 in the test), tanpi 6 ulp; tests/api/math_exp.c checks them.
  *
  * sinpi, cospi and tanpi reduce x - n/2 exactly and multiply by pi as a double-double.
  *
