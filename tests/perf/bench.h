@@ -56,6 +56,8 @@ extern const struct bench_case bench_case_burst;
 extern const struct bench_case bench_case_copybuf;
 extern const struct bench_case bench_case_fillbuf;
 extern const struct bench_case bench_case_histogram;
+extern const struct bench_case bench_case_transcendental;
+extern const struct bench_case bench_case_nbody;
 
 /* bench_pool.c: a fixed set of named worker threads that run one function at a time. */
 

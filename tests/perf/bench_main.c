@@ -16,9 +16,9 @@
 
 /* Every case the harness knows; --case picks one by name. */
 static const struct bench_case *const cases[] = {
-    &bench_case_copy,    &bench_case_triad,   &bench_case_reduce,
-    &bench_case_sgemm,   &bench_case_launch,  &bench_case_burst,
-    &bench_case_copybuf, &bench_case_fillbuf, &bench_case_histogram,
+    &bench_case_copy,      &bench_case_triad,          &bench_case_reduce,  &bench_case_sgemm,
+    &bench_case_launch,    &bench_case_burst,          &bench_case_copybuf, &bench_case_fillbuf,
+    &bench_case_histogram, &bench_case_transcendental, &bench_case_nbody,
 };
 enum { NCASES = sizeof(cases) / sizeof(cases[0]) };
 
