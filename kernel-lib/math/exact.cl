@@ -4,13 +4,13 @@
  * ilogb, logb, nan, nextafter, maxmag and minmag, for float and double, scalar and
  * every vector width, with ldexp(floatn, int) and ldexp(doublen, int).
  *
- * Everything is written once over the shapes of kiln_math.h with selects instead of
+ * Everything is written once over the shapes of math_ieee.h with selects instead of
  * branches, so a call inside a work-item loop vectorises. Each result is exact: the
  * rounding functions are LLVM's instructions, the others work on the IEEE fields, and
  * fmod is a fixed number of exact reduction steps (see kiln_fmod_core). NaN, infinities,
  * signed zeros and denormals follow §7.5.1 and C99 Annex F.
  */
-#include "kiln_math.h"
+#include "math_ieee.h"
 #include "kiln_lib_types.h"
 
 #define KILN_ABS(x)      __builtin_elementwise_abs(x)
@@ -19,18 +19,18 @@
 #define KILN_CSIGN(x, y) __builtin_elementwise_copysign(x, y)
 
 /* True (a mask) for infinities and NaN: the exponent field is all ones. */
-#define KILN_NONFINITE(x, S, I) ((KILN_AS(x, I) & KILN_EXP_BITS(S, I)) == KILN_EXP_BITS(S, I))
-#define KILN_QNAN(S, I, T)      KILN_AS(KILN_EXP_BITS(S, I) | ((I)1 << (KILN_K(S, MANT) - 1)), T)
+#define KILN_NONFINITE(x, S, I) ((KILN_ASTYPE(x, I) & KILN_EXP_BITS(S, I)) == KILN_EXP_BITS(S, I))
+#define KILN_QNAN(S, I, T)      KILN_ASTYPE(KILN_EXP_BITS(S, I) | ((I)1 << (KILN_K(S, MANT) - 1)), T)
 
-/* ---- shared helpers (declared in kiln_math.h) ---- */
+/* ---- shared helpers (declared in math_ieee.h) ---- */
 
 #define KILN_HELPERS(T, S, I, U, N, CV)                                                            \
     I KILN_OVERLOAD kiln_exponent(T x)                                                             \
     {                                                                                              \
         T ax = KILN_ABS(x);                                                                        \
-        I den = (KILN_AS(ax, I) & KILN_EXP_BITS(S, I)) == (I)0;                                    \
+        I den = (KILN_ASTYPE(ax, I) & KILN_EXP_BITS(S, I)) == (I)0;                                \
         T xs = den ? ax * KILN_K(S, NORM) : ax;                                                    \
-        I e = (KILN_AS(xs, I) >> KILN_K(S, MANT)) - (I)KILN_K(S, BIAS);                            \
+        I e = (KILN_ASTYPE(xs, I) >> KILN_K(S, MANT)) - (I)KILN_K(S, BIAS);                        \
         return den ? e - (I)(KILN_K(S, MANT) + 1) : e;                                             \
     }                                                                                              \
                                                                                                    \
@@ -41,16 +41,16 @@
         const I lim = (I)(4 * KILN_K(S, BIAS));                                                    \
         n = n > lim ? lim : n;                                                                     \
         n = n < -lim ? -lim : n;                                                                   \
-        I bits = KILN_AS(x, I);                                                                    \
+        I bits = KILN_ASTYPE(x, I);                                                                \
         I den = (bits & KILN_EXP_BITS(S, I)) == (I)0;                                              \
         T xn = den ? x * KILN_K(S, NORM) : x;                                                      \
         n = den ? n - (I)(KILN_K(S, MANT) + 1) : n;                                                \
-        I nb = KILN_AS(xn, I);                                                                     \
+        I nb = KILN_ASTYPE(xn, I);                                                                 \
         I e = ((nb & KILN_EXP_BITS(S, I)) >> KILN_K(S, MANT)) + n;                                 \
         I keep = nb & ~KILN_EXP_BITS(S, I);                                                        \
         I et = e < (I) - (KILN_K(S, MANT) + 1) ? (I) - (KILN_K(S, MANT) + 1) : e;                  \
-        T normal = KILN_AS(keep | (e << KILN_K(S, MANT)), T);                                      \
-        T tiny = KILN_AS(keep | ((et + (I)(KILN_K(S, MANT) + 2)) << KILN_K(S, MANT)), T) *         \
+        T normal = KILN_ASTYPE(keep | (e << KILN_K(S, MANT)), T);                                  \
+        T tiny = KILN_ASTYPE(keep | ((et + (I)(KILN_K(S, MANT) + 2)) << KILN_K(S, MANT)), T) *     \
                  KILN_K(S, TINY);                                                                  \
         T big = KILN_CSIGN((T)INFINITY, x);                                                        \
         T r = e > (I)(2 * KILN_K(S, BIAS)) ? big : (e < (I)1 ? tiny : normal);                     \
@@ -105,11 +105,11 @@ KILN_SHAPES_FP(KILN_HELPERS)
     /* One step of the integer encoding towards y; from zero, the least denormal. */               \
     T KILN_OVERLOAD nextafter(T x, T y)                                                            \
     {                                                                                              \
-        I bx = KILN_AS(x, I), by = KILN_AS(y, I);                                                  \
+        I bx = KILN_ASTYPE(x, I), by = KILN_ASTYPE(y, I);                                          \
         I mag = bx & ~KILN_SIGN_BITS(S, I);                                                        \
         I away = (y > x) ^ (x < (T)0);                                                             \
-        T r = KILN_AS((bx & KILN_SIGN_BITS(S, I)) | (away ? mag + (I)1 : mag - (I)1), T);          \
-        r = x == (T)0 ? KILN_AS((by & KILN_SIGN_BITS(S, I)) | (I)1, T) : r;                        \
+        T r = KILN_ASTYPE((bx & KILN_SIGN_BITS(S, I)) | (away ? mag + (I)1 : mag - (I)1), T);      \
+        r = x == (T)0 ? KILN_ASTYPE((by & KILN_SIGN_BITS(S, I)) | (I)1, T) : r;                    \
         r = x == y ? y : r;                                                                        \
         return ((x != x) | (y != y)) ? x + y : r;                                                  \
     }
@@ -137,18 +137,18 @@ KILN_SHAPES_FP(KILN_ROUNDING)
     }                                                                                              \
     T KILN_OVERLOAD nan(U code)                                                                    \
     {                                                                                              \
-        I payload = KILN_AS(code, I) & KILN_MANT_BITS(S, I);                                       \
-        return KILN_AS(payload | KILN_AS(KILN_QNAN(S, I, T), I), T);                               \
+        I payload = KILN_ASTYPE(code, I) & KILN_MANT_BITS(S, I);                                   \
+        return KILN_ASTYPE(payload | KILN_ASTYPE(KILN_QNAN(S, I, T), I), T);                       \
     }                                                                                              \
     T KILN_OVERLOAD frexp(T x, __generic N *exp)                                                   \
     {                                                                                              \
-        I bits = KILN_AS(x, I);                                                                    \
+        I bits = KILN_ASTYPE(x, I);                                                                \
         I den = (bits & KILN_EXP_BITS(S, I)) == (I)0;                                              \
-        I nb = KILN_AS(den ? x * KILN_K(S, NORM) : x, I);                                          \
+        I nb = KILN_ASTYPE(den ? x * KILN_K(S, NORM) : x, I);                                      \
         I e = ((nb & KILN_EXP_BITS(S, I)) >> KILN_K(S, MANT)) - (I)(KILN_K(S, BIAS) - 1);          \
         e = den ? e - (I)(KILN_K(S, MANT) + 1) : e;                                                \
-        T m = KILN_AS((nb & ~KILN_EXP_BITS(S, I)) | ((I)(KILN_K(S, BIAS) - 1) << KILN_K(S, MANT)), \
-                      T);                                                                          \
+        T m = KILN_ASTYPE(                                                                         \
+            (nb & ~KILN_EXP_BITS(S, I)) | ((I)(KILN_K(S, BIAS) - 1) << KILN_K(S, MANT)), T);       \
         I special = (x == (T)0) | KILN_NONFINITE(x, S, I);                                         \
         *exp = CV(special ? (I)0 : e, N);                                                          \
         return special ? x : m;                                                                    \
@@ -241,9 +241,9 @@ KILN_SHAPES_FP_V(KILN_LDEXP_SPLAT)
         I up = (twice > ay) | ((twice == ay) & ((q & (I)1) != (I)0));                              \
         r = up ? r - ay : r;                                                                       \
         q = (up ? q + (I)1 : q) & (I)127;                                                          \
-        I sx = KILN_AS(x, I) & KILN_SIGN_BITS(S, I);                                               \
-        r = KILN_AS(KILN_AS(r, I) ^ sx, T);                                                        \
-        q = (sx ^ (KILN_AS(y, I) & KILN_SIGN_BITS(S, I))) != (I)0 ? -q : q;                        \
+        I sx = KILN_ASTYPE(x, I) & KILN_SIGN_BITS(S, I);                                           \
+        r = KILN_ASTYPE(KILN_ASTYPE(r, I) ^ sx, T);                                                \
+        q = (sx ^ (KILN_ASTYPE(y, I) & KILN_SIGN_BITS(S, I))) != (I)0 ? -q : q;                    \
         I keep = KILN_NONFINITE(y, S, I) & (y == y) & !KILN_NONFINITE(x, S, I);                    \
         r = keep ? x : r;                                                                          \
         q = keep ? (I)0 : q;                                                                       \

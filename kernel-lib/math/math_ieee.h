@@ -12,8 +12,8 @@
  * Comparisons of T give I masks (-1/0 for vectors, 1/0 for scalars), and the ternary
  * operator selects lane by lane, so the same source is branch-free for every width.
  */
-#ifndef KILN_KERNEL_LIB_MATH_KILN_MATH_H
-#define KILN_KERNEL_LIB_MATH_KILN_MATH_H
+#ifndef KILN_KERNEL_LIB_MATH_MATH_IEEE_H
+#define KILN_KERNEL_LIB_MATH_MATH_IEEE_H
 
 #include "kiln_lib.h"
 
@@ -24,9 +24,9 @@
  */
 #pragma clang diagnostic ignored "-Wpsabi"
 
-#define KILN_CAST(x, t) ((t)(x))
-#define KILN_CVEC(x, t) __builtin_convertvector(x, t)
-#define KILN_AS(x, t)   __builtin_astype(x, t)
+#define KILN_CAST(x, t)   ((t)(x))
+#define KILN_CVEC(x, t)   __builtin_convertvector(x, t)
+#define KILN_ASTYPE(x, t) __builtin_astype(x, t)
 
 #define KILN_SHAPES_FLOAT(X) X(float, float, int, uint, int, KILN_CAST) KILN_SHAPES_FLOAT_V(X)
 #define KILN_SHAPES_FLOAT_V(X)                                                                     \
