@@ -1,0 +1,62 @@
+/*
+ * Private helpers of the math files: type lists that pair a floating type with the
+ * integer type of the same width (for bit manipulation with __builtin_astype), the
+ * conversions between floating types of the same width, and the spelling of the
+ * internal functions the builtins share.
+ *
+ * Every helper is written without branches on values (selects through the vector
+ * ternary operator), so a builtin inlined into a work-item loop vectorises.
+ */
+#ifndef KILN_KERNEL_LIB_MATH_KILN_MATH_H
+#define KILN_KERNEL_LIB_MATH_KILN_MATH_H
+
+#include "kiln_lib.h"
+#include "kiln_lib_types.h"
+
+/*
+ * The helpers pass 32- and 64-byte vectors between functions, which Clang warns
+ * about without AVX; every such call is inlined, so no ABI is involved.
+ */
+#pragma clang diagnostic ignored "-Wpsabi"
+
+/* Internal helpers: one copy per file, always inlined. */
+#define KILN_INTERNAL static inline __attribute__((overloadable, always_inline))
+
+/* X(float type, integer type of the same width), scalar and every vector width. */
+#define KILN_FOR_NN(X, F, I)                                                                       \
+    X(F, I) X(F##2, I##2) X(F##3, I##3) X(F##4, I##4) X(F##8, I##8) X(F##16, I##16)
+#define KILN_FOR_FLOAT_INT(X)   KILN_FOR_NN(X, float, int)
+#define KILN_FOR_DOUBLE_LONG(X) KILN_FOR_NN(X, double, long)
+
+#define KILN_FMA(a, b, c) __builtin_elementwise_fma((a), (b), (c))
+#define KILN_AS(T, x)     __builtin_astype((x), T)
+
+/*
+ * kiln_cvt_<to>(x): value conversion between types of the same width (float and
+ * double, int and float, ...). OpenCL C forbids casts between vector types.
+ */
+#define KILN_CVT_SCALAR(TO, FROM)                                                                  \
+    KILN_INTERNAL TO kiln_cvt_##TO(FROM x)                                                         \
+    {                                                                                              \
+        return (TO)x;                                                                              \
+    }
+#define KILN_CVT_VECTOR(TO, FROM)                                                                  \
+    KILN_INTERNAL TO kiln_cvt_##TO(FROM x)                                                         \
+    {                                                                                              \
+        return __builtin_convertvector(x, TO);                                                     \
+    }
+#define KILN_CVT_ALL(TO, FROM)                                                                     \
+    KILN_CVT_SCALAR(TO, FROM)                                                                      \
+    KILN_CVT_VECTOR(TO##2, FROM##2)                                                                \
+    KILN_CVT_VECTOR(TO##3, FROM##3)                                                                \
+    KILN_CVT_VECTOR(TO##4, FROM##4)                                                                \
+    KILN_CVT_VECTOR(TO##8, FROM##8)                                                                \
+    KILN_CVT_VECTOR(TO##16, FROM##16)
+
+KILN_CVT_ALL(double, float)
+KILN_CVT_ALL(float, double)
+KILN_CVT_ALL(float, int)
+KILN_CVT_ALL(double, int)
+KILN_CVT_ALL(double, long)
+
+#endif
