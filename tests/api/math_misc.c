@@ -245,6 +245,49 @@ static long double remquo_d(long double x, long double y, int n, int *o)
     return r;
 }
 
+#define PI_L 3.141592653589793238462643383279502884L
+static double atanpi_dd(double x)
+{
+    return atan(x) / M_PI;
+}
+static long double atanpi_ll(long double x)
+{
+    return atanl(x) / PI_L;
+}
+static double asinpi_dd(double x)
+{
+    return asin(x) / M_PI;
+}
+static long double asinpi_ll(long double x)
+{
+    return asinl(x) / PI_L;
+}
+static double acospi_dd(double x)
+{
+    return acos(x) / M_PI;
+}
+static long double acospi_ll(long double x)
+{
+    return acosl(x) / PI_L;
+}
+static double atan2pi_dd(double y, double x)
+{
+    return atan2(y, x) / M_PI;
+}
+static long double atan2pi_ll(long double y, long double x)
+{
+    return atan2l(y, x) / PI_L;
+}
+PREC1(atan, atan, atanl)
+PREC1(asin, asin, asinl)
+PREC1(acos, acos, acosl)
+PREC1(atanpi, atanpi_dd, atanpi_ll)
+PREC1(asinpi, asinpi_dd, asinpi_ll)
+PREC1(acospi, acospi_dd, acospi_ll)
+PREC2(atan2, atan2, atan2l)
+PREC2(atan2pi, atan2pi_dd, atan2pi_ll)
+PREC2(hypot, hypot, hypotl)
+
 static struct fn fns[] = {
     {"ceil", UN, EXACT, 0, 0, ceil_f, ceil_d, 0, 0, 0},
     {"floor", UN, EXACT, 0, 0, floor_f, floor_d, 0, 0, 0},
@@ -266,6 +309,15 @@ static struct fn fns[] = {
     {"frexp", PTR_N, EXACT, 0, 0, frexp_f, frexp_d, 0, 0, 0},
     {"remquo", REMQUO, EXACT, 0, 0, remquo_f, remquo_d, 0, 0, 0},
     {"nan", NAN_U, EXACT, 0, 0, NULL, NULL, 0, 0, 0},
+    {"hypot", BIN, ULP, 4, 4, hypot_f, hypot_d, 0, 0, 0},
+    {"atan", UN, ULP, 5, 5, atan_f, atan_d, 4, 0, 0},
+    {"atan2", BIN, ULP, 6, 6, atan2_f, atan2_d, 4, 0, 0},
+    {"atanpi", UN, ULP, 5, 5, atanpi_f, atanpi_d, 4, 0, 0},
+    {"atan2pi", BIN, ULP, 6, 6, atan2pi_f, atan2pi_d, 4, 0, 0},
+    {"asin", UN, ULP, 4, 4, asin_f, asin_d, 1, 0, 0},
+    {"acos", UN, ULP, 4, 4, acos_f, acos_d, 1, 0, 0},
+    {"asinpi", UN, ULP, 5, 5, asinpi_f, asinpi_d, 1, 0, 0},
+    {"acospi", UN, ULP, 5, 5, acospi_f, acospi_d, 1, 0, 0},
 };
 #define NFNS (sizeof(fns) / sizeof(fns[0]))
 
