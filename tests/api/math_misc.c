@@ -287,6 +287,12 @@ PREC1(acospi, acospi_dd, acospi_ll)
 PREC2(atan2, atan2, atan2l)
 PREC2(atan2pi, atan2pi_dd, atan2pi_ll)
 PREC2(hypot, hypot, hypotl)
+PREC1(sinh, sinh, sinhl)
+PREC1(cosh, cosh, coshl)
+PREC1(tanh, tanh, tanhl)
+PREC1(asinh, asinh, asinhl)
+PREC1(acosh, acosh, acoshl)
+PREC1(atanh, atanh, atanhl)
 
 static struct fn fns[] = {
     {"ceil", UN, EXACT, 0, 0, ceil_f, ceil_d, 0, 0, 0},
@@ -318,6 +324,12 @@ static struct fn fns[] = {
     {"acos", UN, ULP, 4, 4, acos_f, acos_d, 1, 0, 0},
     {"asinpi", UN, ULP, 5, 5, asinpi_f, asinpi_d, 1, 0, 0},
     {"acospi", UN, ULP, 5, 5, acospi_f, acospi_d, 1, 0, 0},
+    {"sinh", UN, ULP, 4, 4, sinh_f, sinh_d, 30, 0, 0},
+    {"cosh", UN, ULP, 4, 4, cosh_f, cosh_d, 30, 0, 0},
+    {"tanh", UN, ULP, 5, 5, tanh_f, tanh_d, 10, 0, 0},
+    {"asinh", UN, ULP, 4, 4, asinh_f, asinh_d, 10, 0, 0},
+    {"acosh", UN, ULP, 4, 4, acosh_f, acosh_d, 10, 0, 0},
+    {"atanh", UN, ULP, 5, 5, atanh_f, atanh_d, 1, 0, 0},
 };
 #define NFNS (sizeof(fns) / sizeof(fns[0]))
 
