@@ -293,6 +293,8 @@ PREC1(tanh, tanh, tanhl)
 PREC1(asinh, asinh, asinhl)
 PREC1(acosh, acosh, acoshl)
 PREC1(atanh, atanh, atanhl)
+PREC1(erf, erf, erfl)
+PREC1(erfc, erfc, erfcl)
 
 static struct fn fns[] = {
     {"ceil", UN, EXACT, 0, 0, ceil_f, ceil_d, 0, 0, 0},
@@ -330,6 +332,8 @@ static struct fn fns[] = {
     {"asinh", UN, ULP, 4, 4, asinh_f, asinh_d, 10, 0, 0},
     {"acosh", UN, ULP, 4, 4, acosh_f, acosh_d, 10, 0, 0},
     {"atanh", UN, ULP, 5, 5, atanh_f, atanh_d, 1, 0, 0},
+    {"erf", UN, ULP, 16, 16, erf_f, erf_d, 7, 0, 0},
+    {"erfc", UN, ULP, 16, 16, erfc_f, erfc_d, 30, 0, 0},
 };
 #define NFNS (sizeof(fns) / sizeof(fns[0]))
 
