@@ -185,6 +185,9 @@ KILN_SHAPES_FP_V(KILN_LDEXP_SPLAT)
  * exponents of x and y (at most 276 for float, 2097 for double), and a last one with
  * no gap left brings r below y.
  */
+/* 2^k for 0 <= k <= BIAS, from its bits. */
+#define KILN_POW2(k, S, I, T) KILN_ASTYPE(((k) + (I)KILN_K(S, BIAS)) << KILN_K(S, MANT), T)
+
 #define KILN_FMOD_STEPS_float  14
 #define KILN_FMOD_STEPS_double 43
 
@@ -192,12 +195,12 @@ KILN_SHAPES_FP_V(KILN_LDEXP_SPLAT)
  * r = ax mod ay for finite ax >= 0, ay > 0, exactly, and the low 7 bits of the
  * quotient floor(ax / ay) in *q.
  *
- * Each step divides r by ys = ay * 2^s, where s makes the quotient below 2^(MANT+1),
- * so k = trunc(r / ys) is an integer the type holds. The rounded division can give
- * the true quotient or one more, never less, so r - k * ys lies in (-ys, ys); it is
- * a multiple of ys's ulp and below 2^(MANT+1) of them, so it is representable and the
- * fma computes it exactly. A negative r gets ys back (exactly, for the same reason).
- * Quotient bits below 2^7 come only from steps with s < 7.
+ * Each step divides r by ys = ay * 2^s (exact: ys <= r), where s makes the quotient below
+ * 2^(MANT+1), so k = trunc(r / ys) is an integer the type holds. The rounded division can give the
+ * true quotient or one more, never less, so r - k * ys lies in (-ys, ys); it is a multiple of ys's
+ * ulp and below 2^(MANT+1) of them, so it is representable and the fma computes it exactly. A
+ * negative r gets ys back (exactly, for the same reason). Quotient bits below 2^7 come only from
+ * steps with s < 7.
  */
 #define KILN_FMOD_CORE(T, S, I, U, N, CV)                                                          \
     static T KILN_OVERLOAD kiln_fmod_core(T ax, T ay, __private I *q)                              \
@@ -205,10 +208,16 @@ KILN_SHAPES_FP_V(KILN_LDEXP_SPLAT)
         I ey = kiln_exponent(ay);                                                                  \
         I bits = (I)0;                                                                             \
         T r = ax;                                                                                  \
-        for (int i = 0; i < KILN_K(S, FMOD_STEPS); i++) {                                          \
-            I s = kiln_exponent(r) - ey - (I)(KILN_K(S, MANT) - 1);                                \
+        /* unrolled, so a work-item loop calling fmod stays innermost and vectorises */            \
+        _Pragma("unroll") for (int i = 0; i < KILN_K(S, FMOD_STEPS); i++)                          \
+        {                                                                                          \
+            /* r's exponent field: too large only for a subnormal r, where s is 0 anyway */        \
+            I er = (KILN_ASTYPE(r, I) >> KILN_K(S, MANT)) - (I)KILN_K(S, BIAS);                    \
+            I s = er - ey - (I)(KILN_K(S, MANT) - 1);                                              \
             s = s > (I)0 ? s : (I)0;                                                               \
-            T ys = kiln_scale(ay, s);                                                              \
+            /* ys = ay 2^s in three exact steps, each 2^si a normal number */                      \
+            I s1 = s / (I)3, s2 = (s - s1) / (I)2, s3 = s - s1 - s2;                               \
+            T ys = ay * KILN_POW2(s1, S, I, T) * KILN_POW2(s2, S, I, T) * KILN_POW2(s3, S, I, T);  \
             T k = KILN_TRUNC(r / ys);                                                              \
             T nr = __builtin_elementwise_fma(-k, ys, r);                                           \
             I neg = nr < (T)0;                                                                     \
