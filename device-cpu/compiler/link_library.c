@@ -4,7 +4,9 @@
  *
  * Every library function is linkonce_odr (kernel-lib/tools/finalize.c sees to it),
  * and LLVM's linker copies such a definition only when the destination refers to
- * it, so a kernel pays only for the builtins it calls.
+ * it, so a kernel pays only for the builtins it calls. The library is read lazily:
+ * only the bodies of the functions the linker copies are parsed, so a cold build
+ * does not pay for the size of the whole library.
  */
 #include "cc_internal.h"
 
@@ -20,10 +22,8 @@ enum kiln_cc_status kiln_cc_link_library(struct kiln_cc_build *b)
 
     if (!buf)
         return KILN_CC_OUT_OF_MEMORY;
-    /* The parse is not lazy, so the buffer (static data) can go right after. */
-    LLVMBool failed = LLVMParseBitcodeInContext2(b->ctx, buf, &lib);
-    LLVMDisposeMemoryBuffer(buf);
-    if (failed) {
+    /* The lazy module takes the buffer (over static data) and frees it with itself. */
+    if (LLVMGetBitcodeModuleInContext2(b->ctx, buf, &lib)) {
         kiln_cc_log_append(b->log, "error: the embedded kernel library is not valid bitcode\n");
         return KILN_CC_INTERNAL;
     }

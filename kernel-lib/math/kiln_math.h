@@ -30,10 +30,11 @@
 /* X(float type, integer type, other float type of the same lane count). */
 #define KILN_FOR_NNN(X, F, I, G)                                                                   \
     X(F, I, G)                                                                                     \
-    X(F##2, I##2, G##2) X(F##3, I##3, G##3) X(F##4, I##4, G##4) X(F##8, I##8, G##8)                \
-        X(F##16, I##16, G##16)
+    X(F##2, I##2, G##2)                                                                            \
+    X(F##3, I##3, G##3) X(F##4, I##4, G##4) X(F##8, I##8, G##8) X(F##16, I##16, G##16)
 #define KILN_FOR_FLOAT_INT_DOUBLE(X) KILN_FOR_NNN(X, float, int, double)
 #define KILN_FOR_DOUBLE_LONG_INT(X)  KILN_FOR_NNN(X, double, long, int)
+#define KILN_FOR_HALF_INT_FLOAT(X)   KILN_FOR_NNN(X, half, int, float)
 
 #define KILN_FMA(a, b, c) __builtin_elementwise_fma((a), (b), (c))
 #define KILN_AS(T, x)     __builtin_astype((x), T)

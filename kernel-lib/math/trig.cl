@@ -40,7 +40,7 @@
     {                                                                                              \
         return KILN_AS(T, (n + 1023) << 52);                                                       \
     }                                                                                              \
-    /* sin(r + rl) for |r| <= pi/4 (a little more), |rl| tiny. */                                 \
+    /* sin(r + rl) for |r| <= pi/4 (a little more), |rl| tiny. */                                  \
     KILN_INTERNAL T kiln_sin_k(T r, T rl)                                                          \
     {                                                                                              \
         T z = r * r;                                                                               \
@@ -66,7 +66,7 @@
         T w = 1.0 - hz;                                                                            \
         return w + ((((T)1.0 - w) - hz) + KILN_FMA(z * z, p, -r * rl));                            \
     }                                                                                              \
-    /* |x| = (k + f) pi/2: returns r = f pi/2 as r + *rl and the quadrant k mod 4. */             \
+    /* |x| = (k + f) pi/2: returns r = f pi/2 as r + *rl and the quadrant k mod 4. */              \
     KILN_INTERNAL T kiln_trig_reduce(T x, T *rl, T *quad)                                          \
     {                                                                                              \
         T a = __builtin_elementwise_abs(x);                                                        \
@@ -98,7 +98,7 @@
         *quad = k - 4.0 * __builtin_elementwise_floor(k * 0.25);                                   \
         T rh = fh * 0x1.921fb54442d18p+0;                                                          \
         *rl = KILN_FMA(fh, (T)0x1.921fb54442d18p+0, -rh) +                                         \
-              KILN_FMA(fh, (T)0x1.1a62633145c07p-54, fl * 0x1.921fb54442d18p+0);                  \
+              KILN_FMA(fh, (T)0x1.1a62633145c07p-54, fl * 0x1.921fb54442d18p+0);                   \
         return rh;                                                                                 \
     }                                                                                              \
     /* Quadrant selection: q = 0, 1, 2, 3 gives a, b, -a, -b. */                                   \
@@ -129,7 +129,7 @@
     KILN_INTERNAL T kiln_sincospi_d(T x, T *cosval, T *tanval)                                     \
     {                                                                                              \
         T a = __builtin_elementwise_abs(x);                                                        \
-        /* From 2^53 on every double is an even integer. */                                       \
+        /* From 2^53 on every double is an even integer. */                                        \
         T ac = a >= 0x1p53 ? (T)0.0 : a;                                                           \
         T n = __builtin_elementwise_rint(ac * 2.0);                                                \
         T r = KILN_FMA(n, (T)-0.5, ac);                                                            \
@@ -149,6 +149,9 @@
         cv = (zero & odd) ? (T)0.0 : cv;                                                           \
         T tv = odd ? -c / s : s / c;                                                               \
         tv = zero ? (odd ? (q == 1.0 ? (T)INFINITY : (T)-INFINITY) : (T)0.0) : tv;                 \
+        /* tan(pi/4) is exactly 1 (the two polynomials may differ in the last bit). */             \
+        T one = __builtin_elementwise_copysign((T)1.0, r);                                         \
+        tv = __builtin_elementwise_abs(r) == 0.25 ? (odd ? -one : one) : tv;                       \
         tv = neg ? -tv : tv;                                                                       \
         *cosval = bad ? (T)NAN : cv;                                                               \
         *tanval = bad ? (T)NAN : tv;                                                               \

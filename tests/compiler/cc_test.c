@@ -670,11 +670,14 @@ static int test_unsupported_refused(void)
                                 "    p[0] = get_image_width(img);\n"
                                 "}\n";
     static const char *const image_needles[] = {"image arguments are not supported", NULL};
-    static const char undefined[] = "kernel void k(global float *p)\n"
+    /* A function declared like a builtin that no library defines. */
+    static const char undefined[] = "__attribute__((overloadable)) float nosuch(float);\n"
+                                    "kernel void k(global float *p)\n"
                                     "{\n"
-                                    "    p[get_global_id(0)] = sin(p[0]);\n"
+                                    "    p[get_global_id(0)] = nosuch(p[0]);\n"
                                     "}\n";
-    static const char *const undefined_needles[] = {"undefined function 'sin' (_Z3sinf)", NULL};
+    static const char *const undefined_needles[] = {"undefined function 'nosuch' (_Z6nosuchf)",
+                                                    NULL};
     static const char recursive_local[] = "kernel void k(global int *p, int d)\n"
                                           "{\n"
                                           "    local int t;\n"
@@ -686,12 +689,14 @@ static int test_unsupported_refused(void)
     static const char *const recursive_needles[] = {
         "__local variable 'k.t' is used by a function that could not be inlined", NULL};
     /* On fibers the kernel's code sits in kiln.wi.k; the log still names k. */
-    static const char undefined_fibers[] = "kernel void k(global float *p)\n"
+    static const char undefined_fibers[] = "__attribute__((overloadable)) float nosuch(float);\n"
+                                           "kernel void k(global float *p)\n"
                                            "{\n"
                                            "    barrier(CLK_GLOBAL_MEM_FENCE);\n"
-                                           "    p[get_global_id(0)] = sin(p[0]);\n"
+                                           "    p[get_global_id(0)] = nosuch(p[0]);\n"
                                            "}\n";
-    static const char *const fibers_needles[] = {"kernel 'k' calls undefined function 'sin'", NULL};
+    static const char *const fibers_needles[] = {"kernel 'k' calls undefined function 'nosuch'",
+                                                 NULL};
     /* Work-group collectives come from the kernel library; sub-group ones do not yet. */
     static const char collective[] = "kernel void k(global int *p)\n"
                                      "{\n"
@@ -812,6 +817,59 @@ static int test_vector_asm(void)
     return 0;
 }
 
+/*
+ * A kernel calling sin, exp, log, pow, sqrt and rsqrt (float and double) per work-item
+ * is vectorised across work-items: its work-group function uses packed vector
+ * instructions and calls nothing (every builtin inlined, no scalar call per lane).
+ */
+static int test_math_vector_asm(void)
+{
+    static const char src[] =
+        "kernel void trans(global const float *a, global const float *b, global float *c)\n"
+        "{\n"
+        "    size_t i = get_global_id(0);\n"
+        "    float x = a[i], y = b[i];\n"
+        "    c[i] = sin(x) + exp(x) + log(y) + pow(y, x) + sqrt(y) + rsqrt(y);\n"
+        "}\n"
+        "kernel void transd(global const double *a, global const double *b, global double *c)\n"
+        "{\n"
+        "    size_t i = get_global_id(0);\n"
+        "    double x = a[i], y = b[i];\n"
+        "    c[i] = sin(x) + exp(x) + log(y) + pow(y, x) + sqrt(y) + rsqrt(y);\n"
+        "}\n";
+    setenv("KILN_KEEP_ASM", "1", 1);
+    struct kiln_cc_program *p = build_ok(src, NULL);
+    CHECK(p);
+    char *text = cc->assembly(p);
+    CHECK(text);
+    static const char *const wrappers[] = {"kiln.wg.trans:", "kiln.wg.transd:"};
+    static const char *const packed[] = {"ps\t", "pd\t"};
+    for (size_t w = 0; w < 2; w++) {
+        char *start = strstr(text, wrappers[w]);
+        CHECK(start);
+        char *end = strstr(start, ".size");
+        CHECK(end);
+        size_t calls = 0, vector = 0;
+        for (char *line = start; line && line < end; line = strchr(line + 1, '\n')) {
+            char *op = line + 1;
+            while (*op == ' ' || *op == '\t')
+                op++;
+            if (strncmp(op, "call", 4) == 0)
+                calls++;
+            char *eol = strchr(op, '\n');
+            char *hit = strstr(op, packed[w]);
+            if (hit && (!eol || hit < eol) && (strstr(op, "mm") != NULL))
+                vector++;
+        }
+        printf("%s %zu packed vector instructions, %zu calls\n", wrappers[w], vector, calls);
+        CHECK(calls == 0);
+        CHECK(vector > 20);
+    }
+    free(text);
+    cc->destroy(p);
+    return 0;
+}
+
 struct test {
     const char *name;
     int (*run)(void);
@@ -834,6 +892,7 @@ static const struct test tests[] = {
     {"invalid_options", test_invalid_options},
     {"options", test_options},
     {"vector_asm", test_vector_asm},
+    {"math_vector_asm", test_math_vector_asm},
     {"threads", test_threads},
     {"dump_ir", test_dump_ir},
 };

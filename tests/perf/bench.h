@@ -51,6 +51,8 @@ extern const struct bench_case bench_case_copy;
 extern const struct bench_case bench_case_triad;
 extern const struct bench_case bench_case_reduce;
 extern const struct bench_case bench_case_sgemm;
+extern const struct bench_case bench_case_transcendental;
+extern const struct bench_case bench_case_nbody;
 
 /* bench_pool.c: a fixed set of named worker threads that run one function at a time. */
 
