@@ -27,7 +27,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum ty { F32, F64 };
+enum ty { F32, F64, F16 };
+static const char *const ty_name[] = {"float", "double", "half"};
 
 /* How a function is called. */
 enum shape {
@@ -56,8 +57,8 @@ struct fn {
     /* host references; for ULP the float one gets double and the double one long double */
     long double (*ref_f)(long double, long double, int, int *);
     long double (*ref_d)(long double, long double, int, int *);
-    int range;          /* 0 all bit patterns; else the random part is in [-range, range] */
-    float max_f, max_d; /* measured */
+    int range;                 /* 0 all bit patterns; else the random part is in [-range, range] */
+    float max_f, max_d, max_h; /* measured */
 };
 
 /* ---- host references ---- */
@@ -310,47 +311,47 @@ static long double lgamma_r_d(long double x, long double y, int n, int *o)
 }
 
 static struct fn fns[] = {
-    {"ceil", UN, EXACT, 0, 0, ceil_f, ceil_d, 0, 0, 0},
-    {"floor", UN, EXACT, 0, 0, floor_f, floor_d, 0, 0, 0},
-    {"trunc", UN, EXACT, 0, 0, trunc_f, trunc_d, 0, 0, 0},
-    {"round", UN, EXACT, 0, 0, round_f, round_d, 0, 0, 0},
-    {"rint", UN, EXACT, 0, 0, rint_f, rint_d, 0, 0, 0},
-    {"logb", UN, EXACT, 0, 0, logb_f, logb_d, 0, 0, 0},
-    {"ilogb", TO_N, EXACT, 0, 0, ilogb_f, ilogb_d, 0, 0, 0},
-    {"copysign", BIN, EXACT, 0, 0, copysign_f, copysign_d, 0, 0, 0},
-    {"fdim", BIN, EXACT, 0, 0, fdim_f, fdim_d, 0, 0, 0},
-    {"fmod", BIN, EXACT, 0, 0, fmod_f, fmod_d, 0, 0, 0},
-    {"remainder", BIN, EXACT, 0, 0, remainder_f, remainder_d, 0, 0, 0},
-    {"nextafter", BIN, EXACT, 0, 0, nextafter_f, nextafter_d, 0, 0, 0},
-    {"maxmag", BIN, EITHER, 0, 0, maxmag_f, maxmag_d, 0, 0, 0},
-    {"minmag", BIN, EITHER, 0, 0, minmag_f, minmag_d, 0, 0, 0},
-    {"ldexp", T_N, EXACT, 0, 0, ldexp_f, ldexp_d, 0, 0, 0},
-    {"fract", PTR_T, EXACT, 0, 0, fract_f, fract_d, 0, 0, 0},
-    {"modf", PTR_T, EXACT, 0, 0, modf_f, modf_d, 0, 0, 0},
-    {"frexp", PTR_N, EXACT, 0, 0, frexp_f, frexp_d, 0, 0, 0},
-    {"remquo", REMQUO, EXACT, 0, 0, remquo_f, remquo_d, 0, 0, 0},
-    {"nan", NAN_U, EXACT, 0, 0, NULL, NULL, 0, 0, 0},
-    {"hypot", BIN, ULP, 4, 4, hypot_f, hypot_d, 0, 0, 0},
-    {"atan", UN, ULP, 5, 5, atan_f, atan_d, 4, 0, 0},
-    {"atan2", BIN, ULP, 6, 6, atan2_f, atan2_d, 4, 0, 0},
-    {"atanpi", UN, ULP, 5, 5, atanpi_f, atanpi_d, 4, 0, 0},
-    {"atan2pi", BIN, ULP, 6, 6, atan2pi_f, atan2pi_d, 4, 0, 0},
-    {"asin", UN, ULP, 4, 4, asin_f, asin_d, 1, 0, 0},
-    {"acos", UN, ULP, 4, 4, acos_f, acos_d, 1, 0, 0},
-    {"asinpi", UN, ULP, 5, 5, asinpi_f, asinpi_d, 1, 0, 0},
-    {"acospi", UN, ULP, 5, 5, acospi_f, acospi_d, 1, 0, 0},
-    {"sinh", UN, ULP, 4, 4, sinh_f, sinh_d, 30, 0, 0},
-    {"cosh", UN, ULP, 4, 4, cosh_f, cosh_d, 30, 0, 0},
-    {"tanh", UN, ULP, 5, 5, tanh_f, tanh_d, 10, 0, 0},
-    {"asinh", UN, ULP, 4, 4, asinh_f, asinh_d, 10, 0, 0},
-    {"acosh", UN, ULP, 4, 4, acosh_f, acosh_d, 10, 0, 0},
-    {"atanh", UN, ULP, 5, 5, atanh_f, atanh_d, 1, 0, 0},
-    {"erf", UN, ULP, 16, 16, erf_f, erf_d, 7, 0, 0},
-    {"erfc", UN, ULP, 16, 16, erfc_f, erfc_d, 30, 0, 0},
-    {"tgamma", UN, ULP, 16, 16, tgamma_f, tgamma_d, 40, 0, 0},
+    {"ceil", UN, EXACT, 0, 0, ceil_f, ceil_d, 0, 0, 0, 0},
+    {"floor", UN, EXACT, 0, 0, floor_f, floor_d, 0, 0, 0, 0},
+    {"trunc", UN, EXACT, 0, 0, trunc_f, trunc_d, 0, 0, 0, 0},
+    {"round", UN, EXACT, 0, 0, round_f, round_d, 0, 0, 0, 0},
+    {"rint", UN, EXACT, 0, 0, rint_f, rint_d, 0, 0, 0, 0},
+    {"logb", UN, EXACT, 0, 0, logb_f, logb_d, 0, 0, 0, 0},
+    {"ilogb", TO_N, EXACT, 0, 0, ilogb_f, ilogb_d, 0, 0, 0, 0},
+    {"copysign", BIN, EXACT, 0, 0, copysign_f, copysign_d, 0, 0, 0, 0},
+    {"fdim", BIN, EXACT, 0, 0, fdim_f, fdim_d, 0, 0, 0, 0},
+    {"fmod", BIN, EXACT, 0, 0, fmod_f, fmod_d, 0, 0, 0, 0},
+    {"remainder", BIN, EXACT, 0, 0, remainder_f, remainder_d, 0, 0, 0, 0},
+    {"nextafter", BIN, EXACT, 0, 0, nextafter_f, nextafter_d, 0, 0, 0, 0},
+    {"maxmag", BIN, EITHER, 0, 0, maxmag_f, maxmag_d, 0, 0, 0, 0},
+    {"minmag", BIN, EITHER, 0, 0, minmag_f, minmag_d, 0, 0, 0, 0},
+    {"ldexp", T_N, EXACT, 0, 0, ldexp_f, ldexp_d, 0, 0, 0, 0},
+    {"fract", PTR_T, EXACT, 0, 0, fract_f, fract_d, 0, 0, 0, 0},
+    {"modf", PTR_T, EXACT, 0, 0, modf_f, modf_d, 0, 0, 0, 0},
+    {"frexp", PTR_N, EXACT, 0, 0, frexp_f, frexp_d, 0, 0, 0, 0},
+    {"remquo", REMQUO, EXACT, 0, 0, remquo_f, remquo_d, 0, 0, 0, 0},
+    {"nan", NAN_U, EXACT, 0, 0, NULL, NULL, 0, 0, 0, 0},
+    {"hypot", BIN, ULP, 4, 4, hypot_f, hypot_d, 0, 0, 0, 0},
+    {"atan", UN, ULP, 5, 5, atan_f, atan_d, 4, 0, 0, 0},
+    {"atan2", BIN, ULP, 6, 6, atan2_f, atan2_d, 4, 0, 0, 0},
+    {"atanpi", UN, ULP, 5, 5, atanpi_f, atanpi_d, 4, 0, 0, 0},
+    {"atan2pi", BIN, ULP, 6, 6, atan2pi_f, atan2pi_d, 4, 0, 0, 0},
+    {"asin", UN, ULP, 4, 4, asin_f, asin_d, 1, 0, 0, 0},
+    {"acos", UN, ULP, 4, 4, acos_f, acos_d, 1, 0, 0, 0},
+    {"asinpi", UN, ULP, 5, 5, asinpi_f, asinpi_d, 1, 0, 0, 0},
+    {"acospi", UN, ULP, 5, 5, acospi_f, acospi_d, 1, 0, 0, 0},
+    {"sinh", UN, ULP, 4, 4, sinh_f, sinh_d, 30, 0, 0, 0},
+    {"cosh", UN, ULP, 4, 4, cosh_f, cosh_d, 30, 0, 0, 0},
+    {"tanh", UN, ULP, 5, 5, tanh_f, tanh_d, 10, 0, 0, 0},
+    {"asinh", UN, ULP, 4, 4, asinh_f, asinh_d, 10, 0, 0, 0},
+    {"acosh", UN, ULP, 4, 4, acosh_f, acosh_d, 10, 0, 0, 0},
+    {"atanh", UN, ULP, 5, 5, atanh_f, atanh_d, 1, 0, 0, 0},
+    {"erf", UN, ULP, 16, 16, erf_f, erf_d, 7, 0, 0, 0},
+    {"erfc", UN, ULP, 16, 16, erfc_f, erfc_d, 30, 0, 0, 0},
+    {"tgamma", UN, ULP, 16, 16, tgamma_f, tgamma_d, 40, 0, 0, 0},
     /* no bound in §7.4; ours: 4 ulp, or near the zeros for x < 0 see LGAMMA_ABS */
-    {"lgamma", UN, ULP, 4, 4, lgamma_f, lgamma_d, 40, 0, 0},
-    {"lgamma_r", PTR_N, ULP, 4, 4, lgamma_r_f, lgamma_r_d, 40, 0, 0},
+    {"lgamma", UN, ULP, 4, 4, lgamma_f, lgamma_d, 40, 0, 0, 0},
+    {"lgamma_r", PTR_N, ULP, 4, 4, lgamma_r_f, lgamma_r_d, 40, 0, 0, 0},
 };
 #define NFNS (sizeof(fns) / sizeof(fns[0]))
 
@@ -393,12 +394,20 @@ static void put(void *buf, size_t i, enum ty t, long double v)
 {
     if (t == F32)
         ((float *)buf)[i] = (float)v;
+    else if (t == F16)
+        ((_Float16 *)buf)[i] = (_Float16)v;
     else
         ((double *)buf)[i] = (double)v;
 }
 static long double get(const void *buf, size_t i, enum ty t)
 {
+    if (t == F16)
+        return (long double)((const _Float16 *)buf)[i];
     return t == F32 ? (long double)((const float *)buf)[i] : (long double)((const double *)buf)[i];
+}
+static size_t ty_size(enum ty t)
+{
+    return t == F32 ? 4 : t == F64 ? 8 : 2;
 }
 
 /* A random value: any bit pattern, or uniform in [-range, range] when range > 0. */
@@ -412,6 +421,12 @@ static long double random_value(enum ty t, int range)
         float f;
         memcpy(&f, &b, 4);
         return f;
+    }
+    if (t == F16) {
+        uint16_t b = (uint16_t)r;
+        _Float16 h;
+        memcpy(&h, &b, 2);
+        return h;
     }
     double d;
     memcpy(&d, &r, 8);
@@ -495,6 +510,7 @@ static void run(cl_program p, const char *name, size_t global, size_t local, cl_
  */
 static const char *kernel_src =
     "#ifdef USE_FP64\n#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n#endif\n"
+    "#ifdef USE_FP16\n#pragma OPENCL EXTENSION cl_khr_fp16 : enable\n#endif\n"
     "#define UN(f) kernel void f##_k(global const T *a, global const T *b, global T *r, "
     "global const N *n, global N *o) { size_t i = get_global_id(0); r[i] = f(a[i]); }\n"
     "#define BIN(f) kernel void f##_k(global const T *a, global const T *b, global T *r, "
@@ -574,13 +590,48 @@ static cl_program build(enum ty t, int width, int wi, const char *std)
     if (width > 1)
         snprintf(wn, sizeof(wn), "%d", width);
     funcs_define(funcs, sizeof(funcs), width, wi, strstr(std, "CL3.0") != NULL);
-    snprintf(opts, sizeof(opts), "%s -DT=%s%s -DN=int%s -DU=%s%s %s %s", std,
-             t == F32 ? "float" : "double", wn, wn, t == F32 ? "uint" : "ulong", wn,
-             t == F64 ? "-DUSE_FP64" : "", funcs);
+    static const char *const utype[] = {"uint", "ulong", "ushort"};
+    static const char *const ext[] = {"", "-DUSE_FP64", "-DUSE_FP16"};
+    snprintf(opts, sizeof(opts), "%s -DT=%s%s -DN=int%s -DU=%s%s %s %s", std, ty_name[t], wn, wn,
+             utype[t], wn, ext[t], funcs);
     return kt_build(&env, kernel_src, opts);
 }
 
 /* ---- judging ---- */
+
+/* The next half after x towards y, on the encoding. */
+static _Float16 next_half(_Float16 x, _Float16 y)
+{
+    if (isnan((float)x) || isnan((float)y))
+        return (_Float16)((float)x + (float)y);
+    if ((float)x == (float)y)
+        return y;
+    uint16_t b;
+    if ((float)x == 0) {
+        b = (uint16_t)(signbit((float)y) ? 0x8001 : 0x0001);
+    } else {
+        memcpy(&b, &x, 2);
+        bool away = ((float)y > (float)x) != ((float)x < 0);
+        b = (uint16_t)(away ? b + 1 : b - 1);
+    }
+    _Float16 r;
+    memcpy(&r, &b, 2);
+    return r;
+}
+
+/*
+ * The exact result for half from the float reference: the same value (it is a half),
+ * except fract's cap at the largest half below 1 and nextafter's step.
+ */
+static long double half_exact(const char *name, long double want, long double x, long double y)
+{
+    if (strcmp(name, "nextafter") == 0)
+        return next_half((_Float16)x, (_Float16)y);
+    _Float16 h = (_Float16)want;
+    if (strcmp(name, "fract") == 0 && (float)h >= 1.0f)
+        h = (_Float16)0x1.ffcp-1;
+    return h;
+}
 
 static bool same_bits(long double got, long double want, enum ty t)
 {
@@ -589,6 +640,10 @@ static bool same_bits(long double got, long double want, enum ty t)
     if (t == F32) {
         float a = (float)got, b = (float)want;
         return memcmp(&a, &b, 4) == 0;
+    }
+    if (t == F16) {
+        _Float16 a = (_Float16)got, b = (_Float16)want;
+        return memcmp(&a, &b, 2) == 0;
     }
     double a = (double)got, b = (double)want;
     return memcmp(&a, &b, 8) == 0;
@@ -605,8 +660,8 @@ static double ulp_error(long double got, long double want, enum ty t)
 {
     if (isnan(want) || isnan(got))
         return isnan(want) && isnan(got) ? 0 : INFINITY;
-    int mant = t == F32 ? 24 : 53, emin = t == F32 ? -126 : -1022;
-    long double lim = t == F32 ? (long double)FLT_MAX : (long double)DBL_MAX;
+    int mant = t == F32 ? 24 : t == F64 ? 53 : 11, emin = t == F32 ? -126 : t == F64 ? -1022 : -14;
+    long double lim = t == F32 ? (long double)FLT_MAX : t == F64 ? (long double)DBL_MAX : 65504.0L;
     if (isinf(want) || fabsl(want) > lim) {
         /* the reference overflows the type: only infinity or the largest value will do */
         if (isinf(got) && signbit(got) == signbit(want))
@@ -641,8 +696,10 @@ static void judge(struct fn *f, enum ty t, int width, const char *how, const voi
             want = NAN;
         } else {
             long double (*ref)(long double, long double, int, int *) =
-                t == F32 ? f->ref_f : f->ref_d;
+                t == F64 ? f->ref_d : f->ref_f;
             want = ref(xv, yv, n[i], &want_o);
+            if (t == F16 && f->judge != ULP && f->shape != TO_N)
+                want = half_exact(f->name, want, xv, yv);
         }
         bool ok;
         char extra[160] = "";
@@ -651,8 +708,9 @@ static void judge(struct fn *f, enum ty t, int width, const char *how, const voi
             snprintf(extra, sizeof(extra), "got %d want %d", o[i], (int)want);
         } else if (f->judge == ULP) {
             double e = ulp_error(got, want, t);
-            float bound = t == F32 ? f->ulp_f : f->ulp_d;
-            float *mx = t == F32 ? &f->max_f : &f->max_d;
+            /* half: the float forms rounded once; we ask for 1 ulp (§7.4 allows more) */
+            float bound = t == F32 ? f->ulp_f : t == F64 ? f->ulp_d : 1;
+            float *mx = t == F32 ? &f->max_f : t == F64 ? &f->max_d : &f->max_h;
             bool lg_neg = strncmp(f->name, "lgamma", 6) == 0 && xv < 0;
             if (e > *mx && !isinf(e) && !lg_neg) /* lgamma's maximum is for x > 0 */
                 *mx = (float)e;
@@ -669,8 +727,8 @@ static void judge(struct fn *f, enum ty t, int width, const char *how, const voi
         if (ok && f->shape == PTR_T) {
             long double ip = get(p, i, t);
             long double want_ip = strcmp(f->name, "fract") == 0
-                                      ? (t == F32 ? floorf((float)xv) : floor((double)xv))
-                                      : (t == F32 ? truncf((float)xv) : trunc((double)xv));
+                                      ? (t != F64 ? floorf((float)xv) : floor((double)xv))
+                                      : (t != F64 ? truncf((float)xv) : trunc((double)xv));
             ok = same_bits(ip, want_ip, t);
             snprintf(extra, sizeof(extra), "pointer result %La, want %La", ip, want_ip);
         }
@@ -682,7 +740,7 @@ static void judge(struct fn *f, enum ty t, int width, const char *how, const voi
         }
         if (!ok && bad++ < 5)
             KT_CHECK(0, "%s %s width %d (%s): f(%La, %La, %d) = %La, want %La %s", f->name,
-                     t == F32 ? "float" : "double", width, how, xv, yv, n[i], got, want, extra);
+                     ty_name[t], width, how, xv, yv, n[i], got, want, extra);
     }
     if (bad > 5)
         fprintf(stderr, "%s: %d more failures\n", f->name, bad - 5);
@@ -692,7 +750,7 @@ static void judge(struct fn *f, enum ty t, int width, const char *how, const voi
 static void run_all(cl_program p, enum ty t, int width, int wi, size_t count, const char *how,
                     bool pointer_kinds)
 {
-    size_t ts = t == F32 ? 4 : 8;
+    size_t ts = ty_size(t);
     void *x = malloc(COUNT * ts), *y = malloc(COUNT * ts), *r = malloc(COUNT * ts),
          *pt = malloc(COUNT * ts);
     int *n = malloc(COUNT * sizeof(int)), *o = malloc(COUNT * sizeof(int));
@@ -767,8 +825,8 @@ int main(void)
 {
     kt_setup(&env, 0);
     static const int widths[] = {1, 2, 3, 4, 8, 16};
-    for (int ti = 0; ti < 2; ti++) {
-        enum ty t = ti == 0 ? F32 : F64;
+    for (int ti = 0; ti < 3; ti++) {
+        enum ty t = (enum ty)ti;
         for (size_t w = 0; w < sizeof(widths) / sizeof(widths[0]); w++) {
             int width = widths[w];
             /* the pointer forms of OpenCL C 1.2 and the generic ones of 3.0 */
@@ -782,8 +840,8 @@ int main(void)
     }
     for (size_t f = 0; f < NFNS; f++)
         if (fns[f].judge == ULP)
-            printf("%-10s max error: float %.2f ulp, double %.2f ulp\n", fns[f].name, fns[f].max_f,
-                   fns[f].max_d);
+            printf("%-10s max error: float %.2f ulp, double %.2f ulp, half %.2f ulp\n", fns[f].name,
+                   fns[f].max_f, fns[f].max_d, fns[f].max_h);
     kt_teardown(&env);
     return kt_finish("math_misc");
 }
