@@ -54,11 +54,6 @@
     X(float8, double8, KILN_CVEC)                                                                  \
     X(float16, double16, KILN_CVEC)
 
-/* The address spaces a pointer argument can be in (klib notes: generic and 1.x forms). */
-#define KILN_FOR_PTR_AS(X, ...)                                                                    \
-    X(__generic, __VA_ARGS__)                                                                      \
-    X(__global, __VA_ARGS__) X(__local, __VA_ARGS__) X(__private, __VA_ARGS__)
-
 /* IEEE binary32/binary64 layout, by scalar type: KILN_K(S, MANT) is 23 or 52. */
 #define KILN_K(S, NAME)   KILN_##NAME##_##S
 #define KILN_MANT_float   23
@@ -84,7 +79,7 @@
 #define KILN_MANT_BITS(S, I) ((((I)1) << KILN_K(S, MANT)) - 1)
 
 /*
- * Helpers shared by the math files (math/exact.cl):
+ * Helpers shared by the math files, defined in math/exact.cl:
  * kiln_exponent(x): floor(log2(|x|)) for finite non-zero x, denormals included; a value
  *   below every such exponent for zero; meaningless for infinities and NaN.
  * kiln_scale(x, n): x * 2^n rounded once (ldexp), for any n of T's integer type.
