@@ -79,8 +79,7 @@
     {                                                                                              \
         T k = ((a >= (T)2.5) & (a < (T)10)) ? __builtin_elementwise_floor(a - (T)1.5) : (T)0;      \
         T p = (T)1;                                                                                \
-        for (int j = 1; j <= 8; j++)                                                               \
-            p *= (T)j <= k ? a - (T)j : (T)1;                                                      \
+        _Pragma("unroll") for (int j = 1; j <= 8; j++) p *= (T)j <= k ? a - (T)j : (T)1;           \
         *prod = p;                                                                                 \
         return a < (T)0.75 ? a + (T)1 : a - k;                                                     \
     }                                                                                              \
