@@ -5,12 +5,15 @@
  * Each one is a range reduction, a polynomial and a reconstruction, written once per
  * precision over the generic type with selects instead of branches, so a call inside
  * a work-item loop becomes vector code. The polynomial coefficients are minimax fits
- * made with kernel-lib/tools/mathcoef.py; docs/kernel-lib.md gives the measured errors.
+ * made with kernel-lib/math/mathcoef.py; docs/kernel-lib.md gives the measured errors.
  *
  * Exponentials: x = n ln2 + r with |r| <= ln2/2 (Cody-Waite: the fma makes x - n*ln2_hi
  * exact), e^r = 1 + E(r) with E(r) = r + r^2/2 + r^3 P(r), and the result is scaled by
  * 2^n in two steps, so that neither step overflows before the last and a subnormal
  * result is rounded once.
+ *
+ * Bounds (OpenCL C 3.0 §7.4, float and double): exp, exp2, exp10, expm1, log, log2 and
+ * log10 3 ulp, log1p 2 ulp; tests/api/math_exp.c checks them.
  *
  * Logarithms: x = 2^e m with m in [sqrt(1/2), sqrt(2)), f = m - 1 (exact), s = f/(2+f),
  * log(1+f) = f - f^2/2 + s (f^2/2 + R(s^2)), where R(z) = log((1+s)/(1-s))/s - 2.

@@ -11,6 +11,9 @@
  * the rest is small enough for one double. y log|x| is formed with its product error
  * (fma), and e^(hi + lo) corrects the reduced argument by lo.
  *
+ * Bounds (OpenCL C 3.0 §7.4, float and double): pow, pown, powr and rootn 16 ulp, rsqrt and
+ * cbrt 2 ulp; tests/api/math_exp.c checks them.
+ *
  * The special cases follow C99 Annex F for pow and pown and OpenCL C §7.5.1 for powr
  * and rootn; they are applied with selects after the main computation.
  */

@@ -4,13 +4,16 @@
  *
  * Reduction (double): |x| = M 2^E with M an integer below 2^53. x (2/pi) mod 4 is
  * M C_E, where C_E = (2^E 2/pi) mod 4 is read from a table of three doubles per E
- * (trig_table.h, made by kernel-lib/tools/mathcoef.py) for E >= 0 and is 2/pi 2^E below.
+ * (trig_table.h, made by kernel-lib/math/mathcoef.py) for E >= 0 and is 2/pi 2^E below.
  * The products are formed exactly (fma), multiples of 4 dropped, and the sum gives the
  * quadrant k and the fraction f, |f| <= 1/2, to about 2^-100; r = f pi/2 is kept as a
  * double-double. This is exact enough for every argument whose distance to a multiple of
  * pi/2 is above 2^-47 of it, that is all but a vanishing set of huge doubles, and for every
- * float. sin and cos of r are minimax polynomials (kernel-lib/tools/mathcoef.py), corrected
+ * float. sin and cos of r are minimax polynomials (kernel-lib/math/mathcoef.py), corrected
  * to first order by the low part of r.
+ *
+ * Bounds (OpenCL C 3.0 §7.4, float and double): sin, cos, sincos, sinpi and cospi 4 ulp, tan
+ * 5 ulp (4 in the test), tanpi 6 ulp; tests/api/math_exp.c checks them.
  *
  * sinpi, cospi and tanpi reduce x - n/2 exactly and multiply by pi as a double-double.
  *
@@ -125,6 +128,55 @@
         *tanval = bad ? (T)NAN : (tiny ? x : tv);                                                  \
         return bad ? (T)NAN : (tiny ? x : sv);                                                     \
     }                                                                                              \
+    /*                                                                                             \
+     * sin, cos and tan of a float argument (held exactly in a double), for a float result:        \
+     * |x| = M 2^E with M below 2^24, so two table columns give x 2/pi mod 4 to about 2^-80,       \
+     * and the polynomials stop at r^11 and r^12 (truncation below 2^-36).                         \
+     */                                                                                            \
+    KILN_INTERNAL T kiln_sincos_fk(T x, T *cosval, T *tanval)                                      \
+    {                                                                                              \
+        T a = __builtin_elementwise_abs(x);                                                        \
+        I e = (KILN_AS(I, a) >> 52) - 1046;                                                        \
+        e = e < -200 ? (I)-200 : e;                                                                \
+        e = e > 104 ? (I)104 : e;                                                                  \
+        T m = a * kiln_pow2i(-e);                                                                  \
+        I idx = e < 0 ? (I)0 : e;                                                                  \
+        T sc = kiln_pow2i(e < 0 ? e : (I)0);                                                       \
+        T c0 = kiln_trig_row(idx, 0) * sc;                                                         \
+        T c1 = kiln_trig_row(idx, 1) * sc;                                                         \
+        T p0 = m * c0;                                                                             \
+        T e0 = KILN_FMA(m, c0, -p0);                                                               \
+        T r0 = p0 - 4.0 * __builtin_elementwise_floor(p0 * 0.25);                                  \
+        T s = r0 + e0;                                                                             \
+        T bb = s - r0;                                                                             \
+        T se = ((r0 - (s - bb)) + (e0 - bb)) + m * c1;                                             \
+        T k = __builtin_elementwise_rint(s);                                                       \
+        T q = k - 4.0 * __builtin_elementwise_floor(k * 0.25);                                     \
+        T r = ((s - k) + se) * 0x1.921fb54442d18p+0;                                               \
+        T z = r * r;                                                                               \
+        T ps = KILN_FMA(z, (T)0x1.6122164fda1aep-33, (T)-0x1.ae6454ec2efd2p-26);                   \
+        ps = KILN_FMA(z, ps, (T)0x1.71de3a54ecba7p-19);                                            \
+        ps = KILN_FMA(z, ps, (T)-0x1.a01a01a019e1bp-13);                                           \
+        ps = KILN_FMA(z, ps, (T)0x1.1111111111111p-7);                                             \
+        ps = KILN_FMA(z, ps, (T)-0x1.5555555555555p-3);                                            \
+        T sn = KILN_FMA(r * z, ps, r);                                                             \
+        T pc = KILN_FMA(z, (T)0x1.1eed8e4c4840ep-29, (T)-0x1.27e4fb775129cp-22);                   \
+        pc = KILN_FMA(z, pc, (T)0x1.a01a01a019f37p-16);                                            \
+        pc = KILN_FMA(z, pc, (T)-0x1.6c16c16c16c17p-10);                                           \
+        pc = KILN_FMA(z, pc, (T)0x1.5555555555555p-5);                                             \
+        T cs = KILN_FMA(z * z, pc, KILN_FMA((T)-0.5, z, (T)1.0));                                  \
+        /*                                                                                         \
+         * No special case needs a select (which the optimiser may turn into a branch that         \
+         * stops vectorisation): tiny arguments come out right (r = x), and an infinity or         \
+         * a NaN makes r a NaN.                                                                    \
+         */                                                                                        \
+        I neg = KILN_AS(I, x) < 0;                                                                 \
+        T sv = kiln_quad(q, sn, cs);                                                               \
+        T tv = (q == 1.0 | q == 3.0) ? -cs / sn : sn / cs;                                         \
+        *cosval = kiln_quad(q, cs, -sn);                                                           \
+        *tanval = neg ? -tv : tv;                                                                  \
+        return neg ? -sv : sv;                                                                     \
+    }                                                                                              \
     /* sin(pi x), cos(pi x), tan(pi x): x = n/2 + r exactly, |r| <= 1/4. */                        \
     KILN_INTERNAL T kiln_sincospi_d(T x, T *cosval, T *tanval)                                     \
     {                                                                                              \
@@ -192,19 +244,24 @@
         return t;                                                                                  \
     }
 
-/* float: the double functions, rounded once. */
+/* float: computed in double (sin, cos and tan by the shorter float-argument path), rounded once. */
 #define KILN_TRIG_F(T, I, D)                                                                       \
     T KILN_OVERLOAD sin(T x)                                                                       \
     {                                                                                              \
-        return kiln_cvt_##T(sin(kiln_cvt_##D(x)));                                                 \
+        D c, t;                                                                                    \
+        return kiln_cvt_##T(kiln_sincos_fk(kiln_cvt_##D(x), &c, &t));                              \
     }                                                                                              \
     T KILN_OVERLOAD cos(T x)                                                                       \
     {                                                                                              \
-        return kiln_cvt_##T(cos(kiln_cvt_##D(x)));                                                 \
+        D c, t;                                                                                    \
+        kiln_sincos_fk(kiln_cvt_##D(x), &c, &t);                                                   \
+        return kiln_cvt_##T(c);                                                                    \
     }                                                                                              \
     T KILN_OVERLOAD tan(T x)                                                                       \
     {                                                                                              \
-        return kiln_cvt_##T(tan(kiln_cvt_##D(x)));                                                 \
+        D c, t;                                                                                    \
+        kiln_sincos_fk(kiln_cvt_##D(x), &c, &t);                                                   \
+        return kiln_cvt_##T(t);                                                                    \
     }                                                                                              \
     T KILN_OVERLOAD sinpi(T x)                                                                     \
     {                                                                                              \
@@ -221,7 +278,7 @@
     KILN_INTERNAL T kiln_sincos_f(T x, T *cosval)                                                  \
     {                                                                                              \
         D c, t;                                                                                    \
-        D s = kiln_sincos_d(kiln_cvt_##D(x), &c, &t);                                              \
+        D s = kiln_sincos_fk(kiln_cvt_##D(x), &c, &t);                                             \
         *cosval = kiln_cvt_##T(c);                                                                 \
         return kiln_cvt_##T(s);                                                                    \
     }
