@@ -947,6 +947,56 @@ static int test_math_vector_asm(void)
     return 0;
 }
 
+/*
+ * The functions of math/exact.cl ... gamma.cl vectorise too: fmod's unrolled steps, the
+ * interval selects of erfc and lgamma, the pointer results of remquo and frexp.
+ */
+static int test_math_misc_vector_asm(void)
+{
+    static const char src[] =
+        "#define BODY(T) \\\n"
+        "    size_t i = get_global_id(0); \\\n"
+        "    T x = a[i], y = b[i]; int q, e; \\\n"
+        "    c[i] = fmod(x, y) + remquo(x, y, &q) + atan2(x, y) + asin(x) + hypot(x, y) \\\n"
+        "         + sinh(x) + tanh(y) + erfc(x) + tgamma(y) + lgamma(x) + round(x) \\\n"
+        "         + frexp(y, &e) + ldexp(x, q + e) + nextafter(x, y) + fract(x, &y) + y;\n"
+        "kernel void misc(global const float *a, global const float *b, global float *c)\n"
+        "{ BODY(float) }\n"
+        "kernel void miscd(global const double *a, global const double *b, global double *c)\n"
+        "{ BODY(double) }\n";
+    setenv("KILN_KEEP_ASM", "1", 1);
+    struct kiln_cc_program *p = build_ok(src, NULL);
+    CHECK(p);
+    char *text = cc->assembly(p);
+    CHECK(text);
+    static const char *const wrappers[] = {"kiln.wg.misc:", "kiln.wg.miscd:"};
+    static const char *const packed[] = {"ps\t", "pd\t"};
+    for (size_t w = 0; w < 2; w++) {
+        char *start = strstr(text, wrappers[w]);
+        CHECK(start);
+        char *end = strstr(start, ".size");
+        CHECK(end);
+        size_t calls = 0, vector = 0;
+        for (char *line = start; line && line < end; line = strchr(line + 1, '\n')) {
+            char *op = line + 1;
+            while (*op == ' ' || *op == '\t')
+                op++;
+            if (strncmp(op, "call", 4) == 0)
+                calls++;
+            char *eol = strchr(op, '\n');
+            char *hit = strstr(op, packed[w]);
+            if (hit && (!eol || hit < eol) && (strstr(op, "mm") != NULL))
+                vector++;
+        }
+        printf("%s %zu packed vector instructions, %zu calls\n", wrappers[w], vector, calls);
+        CHECK(calls == 0);
+        CHECK(vector > 200); /* about 90 when the work-item loop stays scalar */
+    }
+    free(text);
+    cc->destroy(p);
+    return 0;
+}
+
 struct test {
     const char *name;
     int (*run)(void);
@@ -970,6 +1020,7 @@ static const struct test tests[] = {
     {"options", test_options},
     {"vector_asm", test_vector_asm},
     {"math_vector_asm", test_math_vector_asm},
+    {"math_misc_vector_asm", test_math_misc_vector_asm},
     {"threads", test_threads},
     {"dump_ir", test_dump_ir},
     {"builtins_vectorise", test_builtins_vectorise},
