@@ -3,7 +3,7 @@
  *
  * Values come from hwloc through device-cpu (kiln_cpu_info_get). The rule: report
  * only what works. Optional features whose tests do not exist yet read as absent
- * (no images, no pipes, no SVM, no fp64, no sub-groups); docs/status.md lists them.
+ * (no images, no SVM, no fp64, no sub-groups); docs/status.md lists them.
  */
 #include "rt_internal.h"
 
@@ -14,6 +14,7 @@
 #include <CL/cl_ext.h>
 
 #include "kiln_cpu.h"
+#include "kiln_pipe.h"
 
 struct _cl_device_id kiln_rt_device;
 
@@ -34,6 +35,7 @@ static const cl_name_version c_versions[] = {
 static const cl_name_version c_features[] = {
     {CL_MAKE_VERSION(3, 0, 0), "__opencl_c_int64"},
     {CL_MAKE_VERSION(3, 0, 0), "__opencl_c_work_group_collective_functions"},
+    {CL_MAKE_VERSION(3, 0, 0), "__opencl_c_pipes"},
 };
 
 cl_int kiln_rt_check_device(cl_device_id d)
@@ -218,9 +220,6 @@ cl_int CL_API_CALL clGetDeviceInfo(cl_device_id device, cl_device_info param, si
     case CL_DEVICE_MAX_SAMPLERS:
     case CL_DEVICE_IMAGE_PITCH_ALIGNMENT:
     case CL_DEVICE_IMAGE_BASE_ADDRESS_ALIGNMENT:
-    case CL_DEVICE_MAX_PIPE_ARGS:
-    case CL_DEVICE_PIPE_MAX_ACTIVE_RESERVATIONS:
-    case CL_DEVICE_PIPE_MAX_PACKET_SIZE:
     case CL_DEVICE_MAX_ON_DEVICE_QUEUES:
     case CL_DEVICE_MAX_ON_DEVICE_EVENTS:
     case CL_DEVICE_QUEUE_ON_DEVICE_PREFERRED_SIZE:
@@ -247,13 +246,22 @@ cl_int CL_API_CALL clGetDeviceInfo(cl_device_id device, cl_device_info param, si
     case CL_DEVICE_MAX_MEM_ALLOC_SIZE:
         put_u64(&a, d->max_alloc);
         break;
+    case CL_DEVICE_MAX_PIPE_ARGS:
+        put_u32(&a, KILN_CC_MAX_PIPE_ARGS);
+        break;
+    case CL_DEVICE_PIPE_MAX_ACTIVE_RESERVATIONS:
+        /* The reservation table of each side of a pipe (kiln_pipe.h). */
+        put_u32(&a, KILN_PIPE_MAX_RESERVATIONS);
+        break;
+    case CL_DEVICE_PIPE_MAX_PACKET_SIZE:
+        put_u32(&a, KILN_PIPE_MAX_PACKET_SIZE);
+        break;
     case CL_DEVICE_IMAGE_SUPPORT:
     case CL_DEVICE_ERROR_CORRECTION_SUPPORT:
     case CL_DEVICE_LINKER_AVAILABLE:
     case CL_DEVICE_SUB_GROUP_INDEPENDENT_FORWARD_PROGRESS:
     case CL_DEVICE_WORK_GROUP_COLLECTIVE_FUNCTIONS_SUPPORT:
     case CL_DEVICE_GENERIC_ADDRESS_SPACE_SUPPORT:
-    case CL_DEVICE_PIPE_SUPPORT:
         put_u32(&a, CL_FALSE);
         break;
     case CL_DEVICE_ENDIAN_LITTLE:
@@ -262,6 +270,7 @@ cl_int CL_API_CALL clGetDeviceInfo(cl_device_id device, cl_device_info param, si
     case CL_DEVICE_HOST_UNIFIED_MEMORY:
     case CL_DEVICE_PREFERRED_INTEROP_USER_SYNC:
     case CL_DEVICE_NON_UNIFORM_WORK_GROUP_SUPPORT:
+    case CL_DEVICE_PIPE_SUPPORT:
         put_u32(&a, CL_TRUE);
         break;
     case CL_DEVICE_MAX_PARAMETER_SIZE:

@@ -79,11 +79,26 @@
 #ifndef KILN_KERNEL_LIB_KILN_PIPE_H
 #define KILN_KERNEL_LIB_KILN_PIPE_H
 
+/*
+ * The atomics: Clang's __opencl_atomic_* in OpenCL C (device scope: every worker
+ * thread runs the same device), <stdatomic.h> in C. The memory orders are the
+ * __ATOMIC_* constants both compilers define.
+ */
 #if defined(__OPENCL_C_VERSION__)
 typedef ulong kiln_pipe_u64;
 typedef uint kiln_pipe_u32;
 typedef atomic_ulong kiln_pipe_atomic;
 #define KILN_PIPE_GLOBAL __global
+#define KILN_PIPE_LOAD(obj, order)                                                                 \
+    __opencl_atomic_load((obj), (order), __OPENCL_MEMORY_SCOPE_DEVICE)
+#define KILN_PIPE_STORE(obj, v, order)                                                             \
+    __opencl_atomic_store((obj), (v), (order), __OPENCL_MEMORY_SCOPE_DEVICE)
+#define KILN_PIPE_CAS_WEAK(obj, expected, v, ok, fail)                                             \
+    __opencl_atomic_compare_exchange_weak((obj), (expected), (v), (ok), (fail),                    \
+                                          __OPENCL_MEMORY_SCOPE_DEVICE)
+#define KILN_PIPE_CAS(obj, expected, v, ok, fail)                                                  \
+    __opencl_atomic_compare_exchange_strong((obj), (expected), (v), (ok), (fail),                  \
+                                            __OPENCL_MEMORY_SCOPE_DEVICE)
 #else
 #include <stdatomic.h>
 #include <stdint.h>
@@ -91,6 +106,12 @@ typedef uint64_t kiln_pipe_u64;
 typedef uint32_t kiln_pipe_u32;
 typedef _Atomic uint64_t kiln_pipe_atomic;
 #define KILN_PIPE_GLOBAL
+#define KILN_PIPE_LOAD(obj, order)     atomic_load_explicit((obj), (order))
+#define KILN_PIPE_STORE(obj, v, order) atomic_store_explicit((obj), (v), (order))
+#define KILN_PIPE_CAS_WEAK(obj, expected, v, ok, fail)                                             \
+    atomic_compare_exchange_weak_explicit((obj), (expected), (v), (ok), (fail))
+#define KILN_PIPE_CAS(obj, expected, v, ok, fail)                                                  \
+    atomic_compare_exchange_strong_explicit((obj), (expected), (v), (ok), (fail))
 #endif
 
 /* Reservations per side in flight at once (a power of two dividing 2^31). */
@@ -171,9 +192,9 @@ static inline kiln_pipe_u64 kiln_pipe_reserve(KILN_PIPE_GLOBAL struct kiln_pipe 
     for (;;) {
         /* A: acquire, pairs with D on the other side. Loaded before our reserve,
          * so that for a writer the read side's commit never passes our index. */
-        kiln_pipe_u64 other = atomic_load_explicit(&o->commit, memory_order_acquire);
-        kiln_pipe_u64 cur = atomic_load_explicit(&s->reserve, memory_order_acquire);
-        kiln_pipe_u64 mine = atomic_load_explicit(&s->commit, memory_order_relaxed);
+        kiln_pipe_u64 other = KILN_PIPE_LOAD(&o->commit, __ATOMIC_ACQUIRE);
+        kiln_pipe_u64 cur = KILN_PIPE_LOAD(&s->reserve, __ATOMIC_ACQUIRE);
+        kiln_pipe_u64 mine = KILN_PIPE_LOAD(&s->commit, __ATOMIC_RELAXED);
         kiln_pipe_u32 seq = kiln_pipe_seq(cur), idx = (kiln_pipe_u32)cur;
         /* Writers: packets in the ring (0 to max_packets); readers: minus the
          * published unreserved packets (0 or less). Outside that range one load
@@ -191,12 +212,11 @@ static inline kiln_pipe_u64 kiln_pipe_reserve(KILN_PIPE_GLOBAL struct kiln_pipe 
             return KILN_PIPE_NULL_ID;
         /* Release on success so that a reader that loads reserve with acquire
          * also sees the write.commit this reservation was checked against. */
-        if (atomic_compare_exchange_weak_explicit(&s->reserve, &cur,
-                                                  kiln_pipe_pack(seq + 1, idx + n),
-                                                  memory_order_acq_rel, memory_order_relaxed)) {
-            atomic_store_explicit(&s->table[seq % KILN_PIPE_MAX_RESERVATIONS],
-                                  ((kiln_pipe_u64)(seq & KILN_PIPE_SEQ_MASK) << 32) | n,
-                                  memory_order_relaxed);
+        if (KILN_PIPE_CAS_WEAK(&s->reserve, &cur, kiln_pipe_pack(seq + 1, idx + n),
+                               __ATOMIC_ACQ_REL, __ATOMIC_RELAXED)) {
+            KILN_PIPE_STORE(&s->table[seq % KILN_PIPE_MAX_RESERVATIONS],
+                            ((kiln_pipe_u64)(seq & KILN_PIPE_SEQ_MASK) << 32) | n,
+                            __ATOMIC_RELAXED);
             return kiln_pipe_pack(seq, idx);
         }
     }
@@ -209,8 +229,8 @@ static inline kiln_pipe_u64 kiln_pipe_entry(KILN_PIPE_GLOBAL struct kiln_pipe *p
     if (!kiln_pipe_id_valid(id))
         return 0;
     kiln_pipe_u32 seq = kiln_pipe_seq(id);
-    kiln_pipe_u64 e = atomic_load_explicit(&p->side[side].table[seq % KILN_PIPE_MAX_RESERVATIONS],
-                                           memory_order_relaxed);
+    kiln_pipe_u64 e =
+        KILN_PIPE_LOAD(&p->side[side].table[seq % KILN_PIPE_MAX_RESERVATIONS], __ATOMIC_RELAXED);
     if ((e & KILN_PIPE_DONE) || kiln_pipe_seq(e) != seq)
         return 0;
     return e;
@@ -234,18 +254,17 @@ kiln_pipe_packet(KILN_PIPE_GLOBAL struct kiln_pipe *p, int side, kiln_pipe_u64 i
 static inline void kiln_pipe_publish(KILN_PIPE_GLOBAL struct kiln_pipe_side *s)
 {
     /* C: seq_cst, against B of a committer whose reservation is next. */
-    kiln_pipe_u64 c = atomic_load_explicit(&s->commit, memory_order_seq_cst);
+    kiln_pipe_u64 c = KILN_PIPE_LOAD(&s->commit, __ATOMIC_SEQ_CST);
     for (;;) {
         kiln_pipe_u32 seq = kiln_pipe_seq(c);
         /* Acquire (seq_cst), pairs with B. */
         kiln_pipe_u64 e =
-            atomic_load_explicit(&s->table[seq % KILN_PIPE_MAX_RESERVATIONS], memory_order_seq_cst);
+            KILN_PIPE_LOAD(&s->table[seq % KILN_PIPE_MAX_RESERVATIONS], __ATOMIC_SEQ_CST);
         if (!(e & KILN_PIPE_DONE) || kiln_pipe_seq(e) != seq)
             return;
         kiln_pipe_u64 next = kiln_pipe_pack(seq + 1, (kiln_pipe_u32)c + (kiln_pipe_u32)e);
         /* D: release, pairs with A on the other side; on failure c is the newer value. */
-        if (atomic_compare_exchange_strong_explicit(&s->commit, &c, next, memory_order_seq_cst,
-                                                    memory_order_seq_cst))
+        if (KILN_PIPE_CAS(&s->commit, &c, next, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST))
             c = next;
     }
 }
@@ -259,22 +278,23 @@ static inline void kiln_pipe_commit(KILN_PIPE_GLOBAL struct kiln_pipe *p, int si
         return;
     KILN_PIPE_GLOBAL struct kiln_pipe_side *s = &p->side[side];
     /* B: release (seq_cst), pairs with the entry load in publish. */
-    atomic_store_explicit(&s->table[kiln_pipe_seq(id) % KILN_PIPE_MAX_RESERVATIONS],
-                          e | KILN_PIPE_DONE, memory_order_seq_cst);
+    KILN_PIPE_STORE(&s->table[kiln_pipe_seq(id) % KILN_PIPE_MAX_RESERVATIONS], e | KILN_PIPE_DONE,
+                    __ATOMIC_SEQ_CST);
     kiln_pipe_publish(s);
 }
 
 /* Packets published and not yet consumed, at most max_packets. */
 static inline kiln_pipe_u32 kiln_pipe_num_packets(KILN_PIPE_GLOBAL struct kiln_pipe *p)
 {
-    kiln_pipe_u64 r = atomic_load_explicit(&p->side[KILN_PIPE_READ].commit, memory_order_acquire);
-    kiln_pipe_u64 w = atomic_load_explicit(&p->side[KILN_PIPE_WRITE].commit, memory_order_acquire);
+    kiln_pipe_u64 r = KILN_PIPE_LOAD(&p->side[KILN_PIPE_READ].commit, __ATOMIC_ACQUIRE);
+    kiln_pipe_u64 w = KILN_PIPE_LOAD(&p->side[KILN_PIPE_WRITE].commit, __ATOMIC_ACQUIRE);
     int n = (int)((kiln_pipe_u32)w - (kiln_pipe_u32)r);
     if (n < 0)
         return 0;
     return (kiln_pipe_u32)n < p->max_packets ? (kiln_pipe_u32)n : p->max_packets;
 }
 
+#if !defined(__OPENCL_C_VERSION__)
 /*
  * Makes `p` an empty pipe (the caller allocated sizeof(struct kiln_pipe) +
  * kiln_pipe_slots(max_packets) * packet_size bytes). Not for concurrent use.
@@ -298,5 +318,7 @@ static inline void kiln_pipe_init(KILN_PIPE_GLOBAL struct kiln_pipe *p, kiln_pip
                     ((kiln_pipe_u64)((q - KILN_PIPE_MAX_RESERVATIONS) & KILN_PIPE_SEQ_MASK) << 32));
     }
 }
+
+#endif
 
 #endif
