@@ -2,8 +2,8 @@
  * Pipes (clCreatePipe, clGetPipeInfo; OpenCL 3.0 §5.3).
  *
  * A pipe is a memory object of type CL_MEM_OBJECT_PIPE whose bytes are the ring of
- * kernel-lib/include/kiln_pipe.h: the header with both sides' indices and
- * reservation tables, then the packet slots. Kernels receive a pointer to it
+ * kernel-lib/include/kiln_pipe.h: the header with both sides' indices, their
+ * entry tables, then the packet slots. Kernels receive a pointer to it
  * (KILN_CC_ARG_PIPE) and the kernel library's pipe builtins run the ring protocol
  * on it; the host never touches the packets (a pipe is CL_MEM_HOST_NO_ACCESS, and
  * the buffer commands refuse it with CL_INVALID_MEM_OBJECT since it is not a
@@ -37,8 +37,7 @@ static cl_int check_pipe_args(cl_context ctx, cl_mem_flags flags, cl_uint packet
     if (max_packets == 0 || max_packets > KILN_PIPE_MAX_PACKETS)
         return KILN_ERR(CL_INVALID_PIPE_SIZE, "max_packets %u (1 to %u)", max_packets,
                         KILN_PIPE_MAX_PACKETS);
-    unsigned long long size =
-        sizeof(struct kiln_pipe) + (unsigned long long)kiln_pipe_slots(max_packets) * packet_size;
+    unsigned long long size = kiln_pipe_bytes(packet_size, max_packets);
     if (size > ctx->device->max_alloc)
         return KILN_ERR(CL_INVALID_PIPE_SIZE,
                         "%u packets of %u bytes need %llu bytes, above "

@@ -70,10 +70,10 @@ static void kiln_pipe_copy(void *dst, const void *src, uint size, uint align)
     }
 }
 
-/* The slot of ring index `idx` (one past a reservation's first: idx = id + i). */
-static __global uchar *kiln_pipe_slot(kiln_pipe_t p, uint idx)
+/* The slot of ring index `idx`. */
+static __global uchar *kiln_pipe_slot(kiln_pipe_t p, ulong idx)
 {
-    return kiln_pipe_data(p) + (ulong)(idx & p->mask) * p->packet_size;
+    return kiln_pipe_data(p) + (idx & p->mask) * p->packet_size;
 }
 
 /* One packet without a reservation id: reserve one, copy, commit. */
@@ -81,10 +81,10 @@ static int kiln_pipe_one(kiln_pipe_t p, int side, void *data, uint size, uint al
 {
     if (size != p->packet_size)
         return -1;
-    ulong id = kiln_pipe_reserve(p, side, 1);
+    ulong id = kiln_pipe_reserve(p, side, 1, 0);
     if (!kiln_pipe_id_valid(id))
         return -1;
-    __global uchar *slot = kiln_pipe_slot(p, (uint)id);
+    __global uchar *slot = kiln_pipe_slot(p, id);
     if (side == KILN_PIPE_READ)
         kiln_pipe_copy(data, slot, size, align);
     else
@@ -113,7 +113,7 @@ static __private void *kiln_pipe_reserve_rid(kiln_pipe_t p, int side, uint n, ui
 {
     if (size != p->packet_size)
         return kiln_rid(KILN_PIPE_NULL_ID);
-    return kiln_rid(kiln_pipe_reserve(p, side, n));
+    return kiln_rid(kiln_pipe_reserve(p, side, n, 1));
 }
 
 /* The id work-item 0 reserved, shared through the collectives' result area. */

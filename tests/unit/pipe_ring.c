@@ -3,10 +3,11 @@
  *
  * First the single-threaded edges: an empty pipe refuses readers, a full one
  * writers, a reservation larger than the capacity or of zero packets fails, the
- * reservation table refuses the (KILN_PIPE_MAX_RESERVATIONS + 1)-th active
- * reservation with the null id, commits in reverse order publish everything in
- * reservation order, a bad index or id yields no packet, a double commit is
- * ignored.
+ * (KILN_PIPE_MAX_RESERVATIONS + 1)-th active counted reservation gets the null
+ * id while uncounted ones still succeed, commits in reverse order publish
+ * everything in reservation order, a bad index or id yields no packet, a double
+ * commit is ignored, and a reservation held open while 2 * KILN_PIPE_MAX_RESERVATIONS
+ * others come and go does not make them fail (it only delays their publication).
  *
  * Then the stress: `producers` threads write `packets` packets in all, each
  * tagged with its producer and its number there plus a check word, through
@@ -43,7 +44,7 @@ struct packet {
 
 static struct kiln_pipe *pipe_new(uint32_t packet_size, uint32_t max_packets)
 {
-    size_t bytes = sizeof(struct kiln_pipe) + (size_t)kiln_pipe_slots(max_packets) * packet_size;
+    size_t bytes = kiln_pipe_bytes(packet_size, max_packets);
     struct kiln_pipe *p = aligned_alloc(128, (bytes + 127) / 128 * 128);
     CHECK(p);
     kiln_pipe_init(p, packet_size, max_packets);
@@ -55,14 +56,14 @@ static void edges(void)
     struct kiln_pipe *p = pipe_new(sizeof(uint32_t), 8);
 
     CHECK(kiln_pipe_num_packets(p) == 0);
-    CHECK(kiln_pipe_reserve(p, KILN_PIPE_READ, 1) == KILN_PIPE_NULL_ID);
-    CHECK(kiln_pipe_reserve(p, KILN_PIPE_WRITE, 0) == KILN_PIPE_NULL_ID);
-    CHECK(kiln_pipe_reserve(p, KILN_PIPE_WRITE, 9) == KILN_PIPE_NULL_ID);
+    CHECK(kiln_pipe_reserve(p, KILN_PIPE_READ, 1, 1) == KILN_PIPE_NULL_ID);
+    CHECK(kiln_pipe_reserve(p, KILN_PIPE_WRITE, 0, 1) == KILN_PIPE_NULL_ID);
+    CHECK(kiln_pipe_reserve(p, KILN_PIPE_WRITE, 9, 1) == KILN_PIPE_NULL_ID);
 
     /* Three reservations committed last to first: nothing visible until the first. */
     uint64_t w[3];
     for (uint32_t i = 0; i < 3; i++) {
-        w[i] = kiln_pipe_reserve(p, KILN_PIPE_WRITE, i + 1);
+        w[i] = kiln_pipe_reserve(p, KILN_PIPE_WRITE, i + 1, 1);
         CHECK(kiln_pipe_id_valid(w[i]));
         for (uint32_t j = 0; j < i + 1; j++) {
             uint32_t v = i * 10 + j;
@@ -74,20 +75,20 @@ static void edges(void)
         CHECK(kiln_pipe_packet(p, KILN_PIPE_READ, w[i], 0) == NULL);
     }
     /* 6 packets taken: 2 left, so 3 more do not fit. */
-    CHECK(kiln_pipe_reserve(p, KILN_PIPE_WRITE, 3) == KILN_PIPE_NULL_ID);
+    CHECK(kiln_pipe_reserve(p, KILN_PIPE_WRITE, 3, 1) == KILN_PIPE_NULL_ID);
     kiln_pipe_commit(p, KILN_PIPE_WRITE, w[2]);
     kiln_pipe_commit(p, KILN_PIPE_WRITE, w[1]);
     CHECK(kiln_pipe_num_packets(p) == 0);
-    CHECK(kiln_pipe_reserve(p, KILN_PIPE_READ, 1) == KILN_PIPE_NULL_ID);
+    CHECK(kiln_pipe_reserve(p, KILN_PIPE_READ, 1, 1) == KILN_PIPE_NULL_ID);
     kiln_pipe_commit(p, KILN_PIPE_WRITE, w[0]);
     kiln_pipe_commit(p, KILN_PIPE_WRITE, w[0]); /* twice: ignored */
     CHECK(kiln_pipe_num_packets(p) == 6);
     CHECK(kiln_pipe_packet(p, KILN_PIPE_WRITE, w[0], 0) == NULL); /* committed */
 
     /* Fill to the brim. */
-    uint64_t f = kiln_pipe_reserve(p, KILN_PIPE_WRITE, 2);
+    uint64_t f = kiln_pipe_reserve(p, KILN_PIPE_WRITE, 2, 1);
     CHECK(kiln_pipe_id_valid(f));
-    CHECK(kiln_pipe_reserve(p, KILN_PIPE_WRITE, 1) == KILN_PIPE_NULL_ID);
+    CHECK(kiln_pipe_reserve(p, KILN_PIPE_WRITE, 1, 1) == KILN_PIPE_NULL_ID);
     for (uint32_t j = 0; j < 2; j++) {
         uint32_t v = 100 + j;
         memcpy(kiln_pipe_packet(p, KILN_PIPE_WRITE, f, j), &v, sizeof(v));
@@ -97,43 +98,61 @@ static void edges(void)
 
     /* Read back in reservation order: 0, 10 11, 20 21 22, 100 101. */
     static const uint32_t want[8] = {0, 10, 11, 20, 21, 22, 100, 101};
-    uint64_t r = kiln_pipe_reserve(p, KILN_PIPE_READ, 8);
+    uint64_t r = kiln_pipe_reserve(p, KILN_PIPE_READ, 8, 1);
     CHECK(kiln_pipe_id_valid(r));
-    CHECK(kiln_pipe_reserve(p, KILN_PIPE_READ, 1) == KILN_PIPE_NULL_ID);
+    CHECK(kiln_pipe_reserve(p, KILN_PIPE_READ, 1, 1) == KILN_PIPE_NULL_ID);
     for (uint32_t j = 0; j < 8; j++) {
         uint32_t v;
         memcpy(&v, kiln_pipe_packet(p, KILN_PIPE_READ, r, j), sizeof(v));
         CHECK(v == want[j]);
     }
     /* Not yet committed: the writers still have no room. */
-    CHECK(kiln_pipe_reserve(p, KILN_PIPE_WRITE, 1) == KILN_PIPE_NULL_ID);
+    CHECK(kiln_pipe_reserve(p, KILN_PIPE_WRITE, 1, 1) == KILN_PIPE_NULL_ID);
     kiln_pipe_commit(p, KILN_PIPE_READ, r);
     CHECK(kiln_pipe_num_packets(p) == 0);
     CHECK(kiln_pipe_packet(p, KILN_PIPE_READ, KILN_PIPE_NULL_ID, 0) == NULL);
     kiln_pipe_commit(p, KILN_PIPE_READ, KILN_PIPE_NULL_ID); /* ignored */
     free(p);
 
-    /* The reservation table: KILN_PIPE_MAX_RESERVATIONS active ones, then the null id. */
-    p = pipe_new(1, 4 * KILN_PIPE_MAX_RESERVATIONS);
-    uint64_t *ids = malloc(KILN_PIPE_MAX_RESERVATIONS * sizeof(*ids));
+    /* KILN_PIPE_MAX_RESERVATIONS active counted reservations, then the null id. */
+    const uint32_t R = KILN_PIPE_MAX_RESERVATIONS;
+    p = pipe_new(1, 4 * R);
+    uint64_t *ids = malloc(R * sizeof(*ids));
     CHECK(ids);
-    for (uint32_t i = 0; i < KILN_PIPE_MAX_RESERVATIONS; i++) {
-        ids[i] = kiln_pipe_reserve(p, KILN_PIPE_WRITE, 1);
+    for (uint32_t i = 0; i < R; i++) {
+        ids[i] = kiln_pipe_reserve(p, KILN_PIPE_WRITE, 1, 1);
         CHECK(kiln_pipe_id_valid(ids[i]));
         *kiln_pipe_packet(p, KILN_PIPE_WRITE, ids[i], 0) = (unsigned char)i;
     }
-    CHECK(kiln_pipe_reserve(p, KILN_PIPE_WRITE, 1) == KILN_PIPE_NULL_ID);
-    for (uint32_t i = KILN_PIPE_MAX_RESERVATIONS; i-- > 0;)
+    CHECK(kiln_pipe_reserve(p, KILN_PIPE_WRITE, 1, 1) == KILN_PIPE_NULL_ID);
+    /* A one-packet read_pipe/write_pipe is not counted. */
+    uint64_t extra = kiln_pipe_reserve(p, KILN_PIPE_WRITE, 1, 0);
+    CHECK(kiln_pipe_id_valid(extra));
+    *kiln_pipe_packet(p, KILN_PIPE_WRITE, extra, 0) = 0xee;
+    kiln_pipe_commit(p, KILN_PIPE_WRITE, extra);
+    for (uint32_t i = R; i-- > 0;)
         kiln_pipe_commit(p, KILN_PIPE_WRITE, ids[i]);
-    CHECK(kiln_pipe_num_packets(p) == KILN_PIPE_MAX_RESERVATIONS);
-    /* The table is free again, and the ring index and numbers carry on. */
-    for (uint32_t i = 0; i < KILN_PIPE_MAX_RESERVATIONS; i++) {
-        uint64_t id = kiln_pipe_reserve(p, KILN_PIPE_READ, 1);
+    CHECK(kiln_pipe_num_packets(p) == R + 1);
+    for (uint32_t i = 0; i <= R; i++) {
+        uint64_t id = kiln_pipe_reserve(p, KILN_PIPE_READ, 1, 1);
         CHECK(kiln_pipe_id_valid(id));
-        CHECK(*kiln_pipe_packet(p, KILN_PIPE_READ, id, 0) == (unsigned char)i);
+        CHECK(*kiln_pipe_packet(p, KILN_PIPE_READ, id, 0) == (i < R ? (unsigned char)i : 0xee));
         kiln_pipe_commit(p, KILN_PIPE_READ, id);
     }
     CHECK(kiln_pipe_num_packets(p) == 0);
+
+    /* A reservation held open (its owner stalled) while 2R others come and go:
+     * they all succeed and wait behind it, and its commit publishes them all. */
+    uint64_t held = kiln_pipe_reserve(p, KILN_PIPE_WRITE, 1, 1);
+    CHECK(kiln_pipe_id_valid(held));
+    for (uint32_t i = 0; i < 2 * R; i++) {
+        uint64_t id = kiln_pipe_reserve(p, KILN_PIPE_WRITE, 1, 1);
+        CHECK(kiln_pipe_id_valid(id));
+        kiln_pipe_commit(p, KILN_PIPE_WRITE, id);
+    }
+    CHECK(kiln_pipe_num_packets(p) == 0);
+    kiln_pipe_commit(p, KILN_PIPE_WRITE, held);
+    CHECK(kiln_pipe_num_packets(p) == 2 * R + 1);
     free(ids);
     free(p);
 }
@@ -184,7 +203,7 @@ static void *produce(void *arg)
         uint32_t n[2] = {0, 0};
         for (int k = 0; k < 1 + two; k++) {
             n[k] = batch(&state, cap);
-            id[k] = kiln_pipe_reserve(s->pipe, KILN_PIPE_WRITE, n[k]);
+            id[k] = kiln_pipe_reserve(s->pipe, KILN_PIPE_WRITE, n[k], (int)(state & 1));
             if (!kiln_pipe_id_valid(id[k]))
                 break;
         }
@@ -259,10 +278,10 @@ static void *consume(void *arg)
         for (int k = 0; k < 1 + two; k++) {
             /* Try a batch, then one packet, as a kernel reading what is there would. */
             n[k] = batch(&state, cap);
-            id[k] = kiln_pipe_reserve(s->pipe, KILN_PIPE_READ, n[k]);
+            id[k] = kiln_pipe_reserve(s->pipe, KILN_PIPE_READ, n[k], (int)(state & 1));
             if (!kiln_pipe_id_valid(id[k])) {
                 n[k] = 1;
-                id[k] = kiln_pipe_reserve(s->pipe, KILN_PIPE_READ, 1);
+                id[k] = kiln_pipe_reserve(s->pipe, KILN_PIPE_READ, 1, 1);
             }
             if (!kiln_pipe_id_valid(id[k]))
                 break;
@@ -306,7 +325,7 @@ static void stress(uint64_t packets, uint32_t capacity, unsigned producers, unsi
         }
     /* Fillers may remain; nothing else. */
     while (kiln_pipe_num_packets(s.pipe) > 0) {
-        uint64_t id = kiln_pipe_reserve(s.pipe, KILN_PIPE_READ, 1);
+        uint64_t id = kiln_pipe_reserve(s.pipe, KILN_PIPE_READ, 1, 1);
         CHECK(kiln_pipe_id_valid(id));
         struct packet pk;
         memcpy(&pk, kiln_pipe_packet(s.pipe, KILN_PIPE_READ, id, 0), sizeof(pk));
