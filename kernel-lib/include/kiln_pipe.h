@@ -51,10 +51,13 @@
  * then a compare-and-swap moves reserve past the n packets, and the entry gets
  * (tag, not done, n). A reservation fails only when a second look finds both
  * words unchanged: then they held those values at one instant and the pipe was
- * that full (empty); a view stale in between is retried. The id handed out is
- * the first index, below 2^63, so the all-ones CLK_NULL_RESERVE_ID is never an
- * id; any id decodes to an entry and to slots inside the pipe, so a forged or
- * stale id can give wrong packets but never a wild access.
+ * that full (empty); a view stale in between is retried. The id handed out packs
+ * n (bits 33-62) and the low 33 bits of the first index (0-32), so bit 63 is 0
+ * and the all-ones CLK_NULL_RESERVE_ID is never an id. A packet access with an
+ * id needs no memory but the packet's (so a work-group's accesses vectorise):
+ * the index is checked against the id's count, and any id decodes to slots
+ * inside the pipe, so a forged, stale or committed id can give wrong packets but
+ * never a wild access. Commit checks the id against its entry.
  *
  * commit(id): store the entry's done bit (seq_cst, B), then publish: load
  * commit (seq_cst, C); while the entry of the index at commit is done and
@@ -206,6 +209,20 @@ static inline int kiln_pipe_id_valid(kiln_pipe_u64 id)
     return (id >> 63) == 0;
 }
 
+#define KILN_PIPE_ID_START ((((kiln_pipe_u64)1) << 33) - 1)
+
+/* The id of a reservation of n packets from index `start`. */
+static inline kiln_pipe_u64 kiln_pipe_id(kiln_pipe_u64 start, kiln_pipe_u32 n)
+{
+    return ((kiln_pipe_u64)n << 33) | (start & KILN_PIPE_ID_START);
+}
+
+/* An id's packet count (0 for the null id's lanes: callers check validity first). */
+static inline kiln_pipe_u64 kiln_pipe_id_count(kiln_pipe_u64 id)
+{
+    return (id >> 33) & KILN_PIPE_COUNT;
+}
+
 /* An entry's tag for a reservation starting at index i. */
 static inline kiln_pipe_u64 kiln_pipe_tag(kiln_pipe_u64 i)
 {
@@ -263,7 +280,7 @@ static inline kiln_pipe_u64 kiln_pipe_reserve(KILN_PIPE_GLOBAL struct kiln_pipe 
             KILN_PIPE_STORE(&kiln_pipe_table(p, side)[cur & p->mask],
                             kiln_pipe_tag(cur) | (counted ? KILN_PIPE_COUNTED : 0) | n,
                             __ATOMIC_RELAXED);
-            return cur;
+            return kiln_pipe_id(cur, n);
         }
     }
 }
@@ -275,20 +292,20 @@ static inline kiln_pipe_u64 kiln_pipe_entry(KILN_PIPE_GLOBAL struct kiln_pipe *p
     if (!kiln_pipe_id_valid(id))
         return 0;
     kiln_pipe_u64 e = KILN_PIPE_LOAD(&kiln_pipe_table(p, side)[id & p->mask], __ATOMIC_RELAXED);
-    if ((e & KILN_PIPE_DONE) || (e & KILN_PIPE_TAG) != kiln_pipe_tag(id))
+    if ((e & KILN_PIPE_DONE) || (e & KILN_PIPE_TAG) != kiln_pipe_tag(id) ||
+        (e & KILN_PIPE_COUNT) != kiln_pipe_id_count(id))
         return 0;
     return e;
 }
 
 /*
- * The packet `i` of reservation `id`, or a null pointer when the id is not a live
- * reservation of this side or i is not below its count.
+ * The packet `i` of reservation `id`, or a null pointer when the id is the null
+ * id or i is not below its count. Reads nothing but p's constant header.
  */
-static inline KILN_PIPE_GLOBAL unsigned char *
-kiln_pipe_packet(KILN_PIPE_GLOBAL struct kiln_pipe *p, int side, kiln_pipe_u64 id, kiln_pipe_u32 i)
+static inline KILN_PIPE_GLOBAL unsigned char *kiln_pipe_packet(KILN_PIPE_GLOBAL struct kiln_pipe *p,
+                                                               kiln_pipe_u64 id, kiln_pipe_u32 i)
 {
-    kiln_pipe_u64 e = kiln_pipe_entry(p, side, id);
-    if (i >= (e & KILN_PIPE_COUNT)) /* also when e is 0 */
+    if (!kiln_pipe_id_valid(id) || i >= kiln_pipe_id_count(id))
         return (KILN_PIPE_GLOBAL unsigned char *)0;
     return kiln_pipe_data(p) + ((id + i) & p->mask) * p->packet_size;
 }

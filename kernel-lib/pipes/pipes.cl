@@ -15,9 +15,10 @@
  *   uint __get_pipe_{num,max}_packets_{ro,wo}(pipe, size, align)
  * and likewise for write. Every one checks the packet size against the pipe's, so
  * a pipe of another packet size fails every call (reservation: CLK_NULL_RESERVE_ID;
- * read/write: -1) rather than copy the wrong bytes. An invalid reservation id or
- * an index outside the reservation makes read_pipe/write_pipe return -1 and
- * commit do nothing; none of them can touch memory outside the pipe.
+ * read/write: -1) rather than copy the wrong bytes. CLK_NULL_RESERVE_ID or an
+ * index outside the reservation makes read_pipe/write_pipe return -1, and commit
+ * ignores an id that is not a live reservation; a stale or made-up id reaches
+ * packets of the pipe, never memory outside it.
  *
  * The work-group forms are collectives: every work-item of the group encounters
  * them with the same arguments. Work-item 0 reserves (or commits) for the group
@@ -99,7 +100,7 @@ static int kiln_pipe_at(kiln_pipe_t p, int side, __private void *rid, uint index
 {
     if (size != p->packet_size)
         return -1;
-    __global uchar *slot = kiln_pipe_packet(p, side, kiln_rid_bits(rid), index);
+    __global uchar *slot = kiln_pipe_packet(p, kiln_rid_bits(rid), index);
     if (!slot)
         return -1;
     if (side == KILN_PIPE_READ)

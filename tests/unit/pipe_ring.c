@@ -67,12 +67,11 @@ static void edges(void)
         CHECK(kiln_pipe_id_valid(w[i]));
         for (uint32_t j = 0; j < i + 1; j++) {
             uint32_t v = i * 10 + j;
-            unsigned char *slot = kiln_pipe_packet(p, KILN_PIPE_WRITE, w[i], j);
+            unsigned char *slot = kiln_pipe_packet(p, w[i], j);
             CHECK(slot);
             memcpy(slot, &v, sizeof(v));
         }
-        CHECK(kiln_pipe_packet(p, KILN_PIPE_WRITE, w[i], i + 1) == NULL);
-        CHECK(kiln_pipe_packet(p, KILN_PIPE_READ, w[i], 0) == NULL);
+        CHECK(kiln_pipe_packet(p, w[i], i + 1) == NULL);
     }
     /* 6 packets taken: 2 left, so 3 more do not fit. */
     CHECK(kiln_pipe_reserve(p, KILN_PIPE_WRITE, 3, 1) == KILN_PIPE_NULL_ID);
@@ -83,7 +82,6 @@ static void edges(void)
     kiln_pipe_commit(p, KILN_PIPE_WRITE, w[0]);
     kiln_pipe_commit(p, KILN_PIPE_WRITE, w[0]); /* twice: ignored */
     CHECK(kiln_pipe_num_packets(p) == 6);
-    CHECK(kiln_pipe_packet(p, KILN_PIPE_WRITE, w[0], 0) == NULL); /* committed */
 
     /* Fill to the brim. */
     uint64_t f = kiln_pipe_reserve(p, KILN_PIPE_WRITE, 2, 1);
@@ -91,7 +89,7 @@ static void edges(void)
     CHECK(kiln_pipe_reserve(p, KILN_PIPE_WRITE, 1, 1) == KILN_PIPE_NULL_ID);
     for (uint32_t j = 0; j < 2; j++) {
         uint32_t v = 100 + j;
-        memcpy(kiln_pipe_packet(p, KILN_PIPE_WRITE, f, j), &v, sizeof(v));
+        memcpy(kiln_pipe_packet(p, f, j), &v, sizeof(v));
     }
     kiln_pipe_commit(p, KILN_PIPE_WRITE, f);
     CHECK(kiln_pipe_num_packets(p) == 8);
@@ -103,14 +101,14 @@ static void edges(void)
     CHECK(kiln_pipe_reserve(p, KILN_PIPE_READ, 1, 1) == KILN_PIPE_NULL_ID);
     for (uint32_t j = 0; j < 8; j++) {
         uint32_t v;
-        memcpy(&v, kiln_pipe_packet(p, KILN_PIPE_READ, r, j), sizeof(v));
+        memcpy(&v, kiln_pipe_packet(p, r, j), sizeof(v));
         CHECK(v == want[j]);
     }
     /* Not yet committed: the writers still have no room. */
     CHECK(kiln_pipe_reserve(p, KILN_PIPE_WRITE, 1, 1) == KILN_PIPE_NULL_ID);
     kiln_pipe_commit(p, KILN_PIPE_READ, r);
     CHECK(kiln_pipe_num_packets(p) == 0);
-    CHECK(kiln_pipe_packet(p, KILN_PIPE_READ, KILN_PIPE_NULL_ID, 0) == NULL);
+    CHECK(kiln_pipe_packet(p, KILN_PIPE_NULL_ID, 0) == NULL);
     kiln_pipe_commit(p, KILN_PIPE_READ, KILN_PIPE_NULL_ID); /* ignored */
     free(p);
 
@@ -122,13 +120,13 @@ static void edges(void)
     for (uint32_t i = 0; i < R; i++) {
         ids[i] = kiln_pipe_reserve(p, KILN_PIPE_WRITE, 1, 1);
         CHECK(kiln_pipe_id_valid(ids[i]));
-        *kiln_pipe_packet(p, KILN_PIPE_WRITE, ids[i], 0) = (unsigned char)i;
+        *kiln_pipe_packet(p, ids[i], 0) = (unsigned char)i;
     }
     CHECK(kiln_pipe_reserve(p, KILN_PIPE_WRITE, 1, 1) == KILN_PIPE_NULL_ID);
     /* A one-packet read_pipe/write_pipe is not counted. */
     uint64_t extra = kiln_pipe_reserve(p, KILN_PIPE_WRITE, 1, 0);
     CHECK(kiln_pipe_id_valid(extra));
-    *kiln_pipe_packet(p, KILN_PIPE_WRITE, extra, 0) = 0xee;
+    *kiln_pipe_packet(p, extra, 0) = 0xee;
     kiln_pipe_commit(p, KILN_PIPE_WRITE, extra);
     for (uint32_t i = R; i-- > 0;)
         kiln_pipe_commit(p, KILN_PIPE_WRITE, ids[i]);
@@ -136,7 +134,7 @@ static void edges(void)
     for (uint32_t i = 0; i <= R; i++) {
         uint64_t id = kiln_pipe_reserve(p, KILN_PIPE_READ, 1, 1);
         CHECK(kiln_pipe_id_valid(id));
-        CHECK(*kiln_pipe_packet(p, KILN_PIPE_READ, id, 0) == (i < R ? (unsigned char)i : 0xee));
+        CHECK(*kiln_pipe_packet(p, id, 0) == (i < R ? (unsigned char)i : 0xee));
         kiln_pipe_commit(p, KILN_PIPE_READ, id);
     }
     CHECK(kiln_pipe_num_packets(p) == 0);
@@ -214,7 +212,7 @@ static void *produce(void *arg)
                 /* Past my last packet: a filler the consumers skip. */
                 uint64_t v = next < s->packets ? ((uint64_t)w->id << 40) | next : UINT64_MAX;
                 struct packet pk = {v, ~v};
-                memcpy(kiln_pipe_packet(s->pipe, KILN_PIPE_WRITE, id[k], j), &pk, sizeof(pk));
+                memcpy(kiln_pipe_packet(s->pipe, id[k], j), &pk, sizeof(pk));
                 if (next < s->packets)
                     next += s->producers;
             }
@@ -288,7 +286,7 @@ static void *consume(void *arg)
         }
         for (int k = 0; k < 2; k++)
             for (uint32_t j = 0; kiln_pipe_id_valid(id[k]) && j < n[k]; j++)
-                consume_one(s, kiln_pipe_packet(s->pipe, KILN_PIPE_READ, id[k], j), last);
+                consume_one(s, kiln_pipe_packet(s->pipe, id[k], j), last);
         for (int k = 2; k-- > 0;)
             kiln_pipe_commit(s->pipe, KILN_PIPE_READ, id[k]);
         if (!kiln_pipe_id_valid(id[0]))
@@ -328,7 +326,7 @@ static void stress(uint64_t packets, uint32_t capacity, unsigned producers, unsi
         uint64_t id = kiln_pipe_reserve(s.pipe, KILN_PIPE_READ, 1, 1);
         CHECK(kiln_pipe_id_valid(id));
         struct packet pk;
-        memcpy(&pk, kiln_pipe_packet(s.pipe, KILN_PIPE_READ, id, 0), sizeof(pk));
+        memcpy(&pk, kiln_pipe_packet(s.pipe, id, 0), sizeof(pk));
         CHECK(pk.value == UINT64_MAX && pk.check == 0);
         kiln_pipe_commit(s.pipe, KILN_PIPE_READ, id);
     }
