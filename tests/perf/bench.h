@@ -51,6 +51,9 @@ extern const struct bench_case bench_case_copy;
 extern const struct bench_case bench_case_triad;
 extern const struct bench_case bench_case_reduce;
 extern const struct bench_case bench_case_sgemm;
+extern const struct bench_case bench_case_pipe4;
+extern const struct bench_case bench_case_pipe64;
+extern const struct bench_case bench_case_pipe4_item;
 
 /* bench_pool.c: a fixed set of named worker threads that run one function at a time. */
 
@@ -70,6 +73,9 @@ void bench_pool_destroy(struct bench_pool *pool);
  * the code and the build log, and returns -1 with nothing to release. */
 int bench_cl_kernel_build(const struct bench_env *env, const char *source, const char *name,
                           cl_program *program, cl_kernel *kernel);
+/* The same with build options (e.g. "-cl-std=CL3.0"). */
+int bench_cl_kernel_build_opts(const struct bench_env *env, const char *source, const char *options,
+                               const char *name, cl_program *program, cl_kernel *kernel);
 /* Prints "<target>: <what> failed: <CL_NAME> (<code>)" to stderr and returns -1. */
 int bench_cl_fail(const char *target, const char *what, cl_int err);
 

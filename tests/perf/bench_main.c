@@ -16,10 +16,8 @@
 
 /* Every case the harness knows; --case picks one by name. */
 static const struct bench_case *const cases[] = {
-    &bench_case_copy,
-    &bench_case_triad,
-    &bench_case_reduce,
-    &bench_case_sgemm,
+    &bench_case_copy,  &bench_case_triad,  &bench_case_reduce,     &bench_case_sgemm,
+    &bench_case_pipe4, &bench_case_pipe64, &bench_case_pipe4_item,
 };
 enum { NCASES = sizeof(cases) / sizeof(cases[0]) };
 
