@@ -24,8 +24,9 @@ struct bench_env {
 };
 
 struct bench_ops {
-    /* Allocates the state and fills the inputs; not timed. Returns 0, or -1 after printing why
-     * (the row is then reported as failed and the state is not torn down). */
+    /* Allocates the state and fills the inputs; not timed. Returns 0, 1 when the platform lacks
+     * a feature the case needs (the row reads "unsupported", which is no failure), or -1 after
+     * printing why (the row is then reported as failed). On 1 or -1 the state is not torn down. */
     int (*setup)(const struct bench_env *env, void **state);
     /* One repetition, timed by the harness: returns only once the work is complete (for OpenCL,
      * after clFinish). Returns 0, or -1 after printing why. */

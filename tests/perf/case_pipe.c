@@ -194,7 +194,7 @@ static int cl_setup(size_t psize, bool group, const struct bench_env *env, void 
             CL_SUCCESS ||
         !pipes) {
         fprintf(stderr, "%s: the device does not support pipes\n", env->target);
-        return -1;
+        return 1;
     }
     struct pipe_bench *b = pipe_alloc(env, psize);
     if (b == NULL)
