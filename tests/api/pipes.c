@@ -438,6 +438,10 @@ static void bad_input(struct kt_env *env)
               CL_INVALID_MEM_OBJECT);
     KT_EXPECT(clEnqueueFillBuffer(env->queue, pipe, host, 4, 0, 12, 0, NULL, NULL),
               CL_INVALID_MEM_OBJECT);
+    size_t origin[3] = {0, 0, 0}, rect[3] = {4, 1, 1};
+    KT_EXPECT(clEnqueueReadBufferRect(env->queue, pipe, CL_TRUE, origin, origin, rect, 0, 0, 0, 0,
+                                      host, 0, NULL, NULL),
+              CL_INVALID_MEM_OBJECT);
     err = 0;
     KT_CHECK(clEnqueueMapBuffer(env->queue, pipe, CL_TRUE, CL_MAP_READ, 0, 12, 0, NULL, NULL,
                                 &err) == NULL &&
