@@ -71,10 +71,13 @@ static void kiln_pipe_copy(void *dst, const void *src, uint size, uint align)
     }
 }
 
-/* The slot of ring index `idx`. */
-static __global uchar *kiln_pipe_slot(kiln_pipe_t p, ulong idx)
+/*
+ * The slot of ring index `idx`, for packets of `size` bytes: the caller has checked
+ * that size is the pipe's packet size, so the constant strides the ring.
+ */
+static __global uchar *kiln_pipe_slot(kiln_pipe_t p, ulong idx, uint size)
 {
-    return kiln_pipe_data(p) + (idx & p->mask) * p->packet_size;
+    return kiln_pipe_data(p) + (idx & p->mask) * size;
 }
 
 /* One packet without a reservation id: reserve one, copy, commit. */
@@ -85,7 +88,7 @@ static int kiln_pipe_one(kiln_pipe_t p, int side, void *data, uint size, uint al
     ulong id = kiln_pipe_reserve(p, side, 1, 0);
     if (!kiln_pipe_id_valid(id))
         return -1;
-    __global uchar *slot = kiln_pipe_slot(p, id);
+    __global uchar *slot = kiln_pipe_slot(p, id, size);
     if (side == KILN_PIPE_READ)
         kiln_pipe_copy(data, slot, size, align);
     else
@@ -94,15 +97,17 @@ static int kiln_pipe_one(kiln_pipe_t p, int side, void *data, uint size, uint al
     return 0;
 }
 
-/* Packet `index` of reservation `rid`. */
+/*
+ * Packet `index` of reservation `rid`: the checks of kiln_pipe_packet (kiln_pipe.h)
+ * and the packet size's, folded into one branch.
+ */
 static int kiln_pipe_at(kiln_pipe_t p, int side, __private void *rid, uint index, void *data,
                         uint size, uint align)
 {
-    if (size != p->packet_size)
+    ulong id = kiln_rid_bits(rid);
+    if (!(kiln_pipe_id_valid(id) & (index < kiln_pipe_id_count(id)) & (size == p->packet_size)))
         return -1;
-    __global uchar *slot = kiln_pipe_packet(p, kiln_rid_bits(rid), index);
-    if (!slot)
-        return -1;
+    __global uchar *slot = kiln_pipe_slot(p, id + index, size);
     if (side == KILN_PIPE_READ)
         kiln_pipe_copy(data, slot, size, align);
     else
