@@ -250,7 +250,8 @@ cl_int CL_API_CALL clGetDeviceInfo(cl_device_id device, cl_device_info param, si
         put_u32(&a, KILN_CC_MAX_PIPE_ARGS);
         break;
     case CL_DEVICE_PIPE_MAX_ACTIVE_RESERVATIONS:
-        /* The reservation table of each side of a pipe (kiln_pipe.h). */
+        /* Live reserve_* reservations per pipe side (kiln_pipe.h; the specification
+         * counts per work-item, and one work-item alone on a pipe gets them all). */
         put_u32(&a, KILN_PIPE_MAX_RESERVATIONS);
         break;
     case CL_DEVICE_PIPE_MAX_PACKET_SIZE:
