@@ -2,7 +2,7 @@
  * The pipe ring: a lock-free multi-producer, multi-consumer ring of fixed-size
  * packets with reservations (DESIGN.md §6). This one header is the whole ring.
  * It is written in the common subset of C11 and OpenCL C 3.0 (the atomics go
- * through three macros), so the kernel library's pipe built-ins
+ * through macros), so the kernel library's pipe built-ins
  * (kernel-lib/pipes/pipes.cl) and the runtime (which lays a pipe out with it)
  * share the code, and plain C threads stress-test exactly what kernels run
  * (tests/unit/pipe_ring.c, also under ThreadSanitizer).
