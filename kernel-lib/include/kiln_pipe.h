@@ -34,8 +34,11 @@
  * 32-62), a done bit (63), a "counted" bit (30) and its packet count (0-29).
  * The entry is used again only by a reservation starting at i + k * slots, which
  * needs the ring to have moved a whole lap past i, so i has been published by
- * then. Tags repeat every 2^31 packets: a thread would have to stall that long
- * inside one call for an entry to be mistaken.
+ * then. Tags repeat every 2^31 packets, so an entry could be mistaken only by
+ * a thread stalled that long inside one call, or by a publisher that reads a
+ * done entry left 2^31 packets earlier at a slot where no reservation started
+ * since, in the few instructions between a new reservation's compare-and-swap
+ * and its entry store; a full 64-bit tag would double the entry tables.
  *
  * Active reservations. The reserve_* built-ins count their reservations in the
  * side's `active` (fetch-add on reserve, fetch-sub on commit, relaxed: it is a
