@@ -82,9 +82,9 @@ static const char *kernels_src =
     "  if (is_valid_reserve_id(r)) { \\\n"
     "    for (int k = 0; k < 4; k++) st[g] |= read_pipe(p, r, (uint)k, &out[4 * g + k]); \\\n"
     "    commit_read_pipe(p, r); } }\n"
-    "PIPES(int)\n"
+    "PIPES(int)\nPIPES(s12)\n"
     "#ifndef ONLY_INT\n"
-    "PIPES(char)\nPIPES(s3)\nPIPES(double)\nPIPES(s12)\nPIPES(int4)\nPIPES(float16)\n"
+    "PIPES(char)\nPIPES(s3)\nPIPES(double)\nPIPES(int4)\nPIPES(float16)\n"
     "PIPES(long16)\n"
     "#endif\n"
     /* Three reservations committed last to first. */
@@ -366,7 +366,8 @@ static void bad_input(struct kt_env *env)
         {0, max_packet + 1, 16, false, CL_INVALID_PIPE_SIZE},
         {0, 4, 0, false, CL_INVALID_PIPE_SIZE},
         {0, 4, 0xffffffffu, false, CL_INVALID_PIPE_SIZE},
-        {0, 1024, 0x40000000u, false, CL_INVALID_PIPE_SIZE}, /* above the largest allocation */
+        {0, 1024, 0x20000000u, false,
+         CL_INVALID_PIPE_SIZE}, /* 512 GiB: above the largest allocation */
         {CL_MEM_READ_ONLY, 4, 16, false, CL_INVALID_VALUE},
         {CL_MEM_WRITE_ONLY, 4, 16, false, CL_INVALID_VALUE},
         {CL_MEM_USE_HOST_PTR, 4, 16, false, CL_INVALID_VALUE},
@@ -757,13 +758,25 @@ static void compile_errors(struct kt_env *env)
 /*
  * With the argument "groups", only what the barrier strategies change: the int
  * kernels with work-group reservations (a barrier kernel), in one queue and two.
+ * With "errors", only the bad input and the compile errors (for the KILN_DEBUG=err
+ * log test).
  */
 int main(int argc, char **argv)
 {
     const bool groups_only = argc > 1 && strcmp(argv[1], "groups") == 0;
+    const bool errors_only = argc > 1 && strcmp(argv[1], "errors") == 0;
     struct kt_env env;
     kt_setup(&env, 0);
-    prog = kt_build(&env, kernels_src, groups_only ? "-cl-std=CL3.0 -DONLY_INT" : std_opt);
+    prog = kt_build(&env, kernels_src,
+                    groups_only || errors_only ? "-cl-std=CL3.0 -cl-kernel-arg-info -DONLY_INT"
+                                               : std_opt);
+    if (errors_only) {
+        bad_input(&env);
+        compile_errors(&env);
+        KT_EXPECT(clReleaseProgram(prog), CL_SUCCESS);
+        kt_teardown(&env);
+        return kt_finish("pipes (bad input)");
+    }
     if (groups_only) {
         transfer(&env, prog, &types[2], 1024, 1024, "wg", 64);
         transfer(&env, prog, &types[2], 1024, 100, "wg", 16);
