@@ -18,6 +18,7 @@ set(KILN_CL_EXTENSIONS
   +__opencl_c_generic_address_space +__opencl_c_program_scope_global_variables
   +__opencl_c_atomic_order_acq_rel +__opencl_c_atomic_order_seq_cst
   +__opencl_c_subgroups +cl_khr_subgroups
+  +__opencl_c_pipes
   +__opencl_c_images +__opencl_c_read_write_images +__opencl_c_3d_image_writes
   +cl_khr_3d_image_writes +cl_khr_depth_images)
 string(REPLACE ";" "," KILN_CL_EXT_JOINED "${KILN_CL_EXTENSIONS}")

@@ -1,5 +1,5 @@
 /*
- * Diagnostics: KILN_DEBUG=err,warn,api,mem,sched,cc (or "all"), parsed once.
+ * Diagnostics: KILN_DEBUG=err,warn,api,mem,sched,cc,pipe (or "all"), parsed once.
  * Messages go to stderr, one line each, with file and line.
  */
 #include "rt_internal.h"
@@ -16,8 +16,9 @@ static const struct {
     const char *name;
     unsigned bit;
 } categories[] = {
-    {"err", KILN_DBG_ERR}, {"warn", KILN_DBG_WARN},   {"api", KILN_DBG_API},
-    {"mem", KILN_DBG_MEM}, {"sched", KILN_DBG_SCHED}, {"cc", KILN_DBG_CC},
+    {"err", KILN_DBG_ERR},   {"warn", KILN_DBG_WARN},   {"api", KILN_DBG_API},
+    {"mem", KILN_DBG_MEM},   {"sched", KILN_DBG_SCHED}, {"cc", KILN_DBG_CC},
+    {"pipe", KILN_DBG_PIPE},
 };
 
 static void parse_mask(void)

@@ -4,7 +4,7 @@
  *
  * Values come from hwloc through device-cpu (kiln_cpu_info_get). The rule: report
  * only what works. Optional features whose tests do not exist yet read as absent
- * (no images, no pipes, no fp64, no sub-groups); docs/status.md lists them.
+ * (no images, no fp64, no sub-groups); docs/status.md lists them.
  */
 #include "rt_internal.h"
 
@@ -16,6 +16,7 @@
 #include <CL/cl_ext.h>
 
 #include "kiln_cpu.h"
+#include "kiln_pipe.h"
 
 struct _cl_device_id kiln_rt_device;
 
@@ -46,6 +47,7 @@ static const cl_name_version c_features[] = {
     {CL_MAKE_VERSION(3, 0, 0), "__opencl_c_atomic_order_seq_cst"},
     {CL_MAKE_VERSION(3, 0, 0), "__opencl_c_atomic_scope_device"},
     {CL_MAKE_VERSION(3, 0, 0), "__opencl_c_atomic_scope_all_devices"},
+    {CL_MAKE_VERSION(3, 0, 0), "__opencl_c_pipes"},
 };
 
 cl_int kiln_rt_check_device(cl_device_id d)
@@ -245,9 +247,6 @@ cl_int CL_API_CALL clGetDeviceInfo(cl_device_id device, cl_device_info param, si
     case CL_DEVICE_MAX_SAMPLERS:
     case CL_DEVICE_IMAGE_PITCH_ALIGNMENT:
     case CL_DEVICE_IMAGE_BASE_ADDRESS_ALIGNMENT:
-    case CL_DEVICE_MAX_PIPE_ARGS:
-    case CL_DEVICE_PIPE_MAX_ACTIVE_RESERVATIONS:
-    case CL_DEVICE_PIPE_MAX_PACKET_SIZE:
     case CL_DEVICE_MAX_ON_DEVICE_QUEUES:
     case CL_DEVICE_MAX_ON_DEVICE_EVENTS:
     case CL_DEVICE_QUEUE_ON_DEVICE_PREFERRED_SIZE:
@@ -278,13 +277,23 @@ cl_int CL_API_CALL clGetDeviceInfo(cl_device_id device, cl_device_info param, si
     case CL_DEVICE_MAX_MEM_ALLOC_SIZE:
         put_u64(&a, d->max_alloc);
         break;
+    case CL_DEVICE_MAX_PIPE_ARGS:
+        put_u32(&a, KILN_CC_MAX_PIPE_ARGS);
+        break;
+    case CL_DEVICE_PIPE_MAX_ACTIVE_RESERVATIONS:
+        /* Live reserve_* reservations per pipe side (kiln_pipe.h; the specification
+         * counts per work-item, and one work-item alone on a pipe gets them all). */
+        put_u32(&a, KILN_PIPE_MAX_RESERVATIONS);
+        break;
+    case CL_DEVICE_PIPE_MAX_PACKET_SIZE:
+        put_u32(&a, KILN_PIPE_MAX_PACKET_SIZE);
+        break;
     case CL_DEVICE_IMAGE_SUPPORT:
     case CL_DEVICE_ERROR_CORRECTION_SUPPORT:
     case CL_DEVICE_LINKER_AVAILABLE:
     case CL_DEVICE_SUB_GROUP_INDEPENDENT_FORWARD_PROGRESS:
     case CL_DEVICE_WORK_GROUP_COLLECTIVE_FUNCTIONS_SUPPORT:
     case CL_DEVICE_GENERIC_ADDRESS_SPACE_SUPPORT:
-    case CL_DEVICE_PIPE_SUPPORT:
         put_u32(&a, CL_FALSE);
         break;
     case CL_DEVICE_ENDIAN_LITTLE:
@@ -293,6 +302,7 @@ cl_int CL_API_CALL clGetDeviceInfo(cl_device_id device, cl_device_info param, si
     case CL_DEVICE_HOST_UNIFIED_MEMORY:
     case CL_DEVICE_PREFERRED_INTEROP_USER_SYNC:
     case CL_DEVICE_NON_UNIFORM_WORK_GROUP_SUPPORT:
+    case CL_DEVICE_PIPE_SUPPORT:
         put_u32(&a, CL_TRUE);
         break;
     case CL_DEVICE_MAX_PARAMETER_SIZE:

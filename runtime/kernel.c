@@ -9,6 +9,8 @@
  */
 #include "rt_internal.h"
 
+#include "kiln_pipe.h"
+
 #include <stdlib.h>
 #include <string.h>
 
@@ -143,6 +145,51 @@ void kiln_rt_kernel_store_arg(cl_kernel kernel, cl_uint index, struct kiln_rt_ar
     free(old);
 }
 
+/*
+ * The size of a built-in scalar or vector type named as Clang's kernel_arg_type
+ * metadata writes it ("int", "float4", "uchar16"), or 0 for any other type (a
+ * struct, whose layout the runtime does not know).
+ */
+static size_t builtin_type_size(const char *name)
+{
+    static const struct {
+        const char *name;
+        size_t size;
+    } scalars[] = {{"char", 1}, {"uchar", 1}, {"short", 2}, {"ushort", 2}, {"half", 2},  {"int", 4},
+                   {"uint", 4}, {"float", 4}, {"long", 8},  {"ulong", 8},  {"double", 8}};
+    for (size_t i = 0; i < sizeof(scalars) / sizeof(scalars[0]); i++) {
+        size_t n = strlen(scalars[i].name);
+        if (strncmp(name, scalars[i].name, n) != 0)
+            continue;
+        const char *w = name + n;
+        if (*w == '\0')
+            return scalars[i].size;
+        /* A 3-component vector takes the room of 4 (OpenCL C 3.0 §6.3.5). */
+        static const char *const widths[] = {"2", "3", "4", "8", "16"};
+        static const size_t lanes[] = {2, 4, 4, 8, 16};
+        for (size_t j = 0; j < 5; j++)
+            if (strcmp(w, widths[j]) == 0)
+                return scalars[i].size * lanes[j];
+    }
+    return 0;
+}
+
+/*
+ * A pipe argument's packet type against the pipe's packet size, where the
+ * runtime can know the type's size (built-in scalars and vectors): the pipe
+ * builtins would otherwise fail on every packet (kernel-lib/pipes/pipes.cl).
+ */
+static cl_int check_packet_type(const struct kiln_cc_arg *a, cl_mem pipe, cl_uint index)
+{
+    size_t want = builtin_type_size(a->type_name);
+    cl_uint have = ((const struct kiln_pipe *)pipe->data)->packet_size;
+    if (want != 0 && want != have)
+        return KILN_ERR(CL_INVALID_ARG_VALUE,
+                        "argument %u is a pipe of %s (%zu bytes); this pipe's packets are %u bytes",
+                        index, a->type_name, want, have);
+    return CL_SUCCESS;
+}
+
 cl_int CL_API_CALL clSetKernelArg(cl_kernel kernel, cl_uint arg_index, size_t arg_size,
                                   const void *arg_value)
 {
@@ -183,6 +230,19 @@ cl_int CL_API_CALL clSetKernelArg(cl_kernel kernel, cl_uint arg_index, size_t ar
         if (!next.value)
             return KILN_ERR(CL_OUT_OF_HOST_MEMORY, "argument %u", arg_index);
         memcpy(next.value, arg_value, arg_size);
+        break;
+    case KILN_CC_ARG_PIPE:
+        if (arg_size != sizeof(cl_mem))
+            return KILN_ERR(CL_INVALID_ARG_SIZE, "argument %u is a pipe: size %zu, not %zu",
+                            arg_index, arg_size, sizeof(cl_mem));
+        next.mem = arg_value ? *(const cl_mem *)arg_value : NULL;
+        if (!kiln_rt_obj_is(next.mem, KILN_TAG_MEM))
+            return KILN_ERR(CL_INVALID_MEM_OBJECT, "argument %u is not a memory object", arg_index);
+        if (next.mem->type != CL_MEM_OBJECT_PIPE)
+            return KILN_ERR(CL_INVALID_ARG_VALUE, "argument %u needs a pipe", arg_index);
+        err = check_packet_type(a, next.mem, arg_index);
+        if (err != CL_SUCCESS)
+            return err;
         break;
     case KILN_CC_ARG_UNSUPPORTED:
     default:

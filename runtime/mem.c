@@ -76,8 +76,8 @@ static cl_int check_mem_flags(cl_mem_flags flags, void *host_ptr)
     return CL_SUCCESS;
 }
 
-static cl_int buffer_create(cl_context ctx, cl_mem_flags flags, size_t size, void *host_ptr,
-                            cl_mem *out)
+cl_int kiln_rt_mem_create(cl_context ctx, cl_mem_object_type type, cl_mem_flags flags, size_t size,
+                          void *host_ptr, cl_mem *out)
 {
     cl_mem m = calloc(1, sizeof(*m));
     if (!m)
@@ -105,11 +105,12 @@ static cl_int buffer_create(cl_context ctx, cl_mem_flags flags, size_t size, voi
     kiln_rt_obj_init(&m->obj, KILN_TAG_MEM, mem_destroy);
     m->context = ctx;
     kiln_rt_obj_hold(&ctx->obj);
-    m->type = CL_MEM_OBJECT_BUFFER;
+    m->type = type;
     m->flags = flags;
     m->size = size;
     atomic_init(&m->map_count, 0);
-    KILN_LOG(KILN_DBG_MEM, "buffer %p: %zu bytes at %p", (void *)m, size, (void *)m->data);
+    KILN_LOG(KILN_DBG_MEM, "%s %p: %zu bytes at %p", type == CL_MEM_OBJECT_PIPE ? "pipe" : "buffer",
+             (void *)m, size, (void *)m->data);
     *out = m;
     return CL_SUCCESS;
 }
@@ -130,7 +131,7 @@ static cl_mem create_buffer(cl_context context, const cl_mem_properties *propert
         err = KILN_ERR(CL_INVALID_BUFFER_SIZE, "size %zu (the most is %llu)", size,
                        (unsigned long long)context->device->max_alloc);
     if (err == CL_SUCCESS)
-        err = buffer_create(context, flags, size, host_ptr, &mem);
+        err = kiln_rt_mem_create(context, CL_MEM_OBJECT_BUFFER, flags, size, host_ptr, &mem);
     if (err == CL_SUCCESS)
         mem->has_props = properties != NULL;
     kiln_set_errcode(errcode_ret, err);

@@ -38,6 +38,7 @@ enum kiln_dbg {
     KILN_DBG_MEM = 1u << 3,
     KILN_DBG_SCHED = 1u << 4,
     KILN_DBG_CC = 1u << 5,
+    KILN_DBG_PIPE = 1u << 6,
 };
 
 /* Categories enabled by KILN_DEBUG, parsed once. */
@@ -416,9 +417,18 @@ struct _cl_mem {
     struct kiln_rt_mapping *maps; /* under lock */
     atomic_uint map_count;
     struct kiln_rt_callback *dtors; /* under lock: destructor callbacks, newest first */
+    bool pipe_properties;           /* pipes: clCreatePipe got a (empty) properties list */
 };
 
 cl_int kiln_rt_check_mem(cl_mem m);
+/*
+ * A memory object of `type` (buffer or pipe) and `size` bytes over the caller's
+ * host_ptr (CL_MEM_USE_HOST_PTR) or a new allocation, 128-byte aligned. Flags
+ * and size are valid. Returns CL_OUT_OF_HOST_MEMORY or
+ * CL_MEM_OBJECT_ALLOCATION_FAILURE on failure.
+ */
+cl_int kiln_rt_mem_create(cl_context ctx, cl_mem_object_type type, cl_mem_flags flags, size_t size,
+                          void *host_ptr, cl_mem *out);
 
 /* ---- programs and kernels (program.c, kernel.c, compiler.c) --------------------- */
 

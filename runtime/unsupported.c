@@ -230,30 +230,6 @@ cl_int CL_API_CALL clGetSamplerInfo(cl_sampler sampler, cl_sampler_info param_na
     return KILN_ERR(CL_INVALID_SAMPLER, "Kiln has no samplers yet");
 }
 
-/* ---- pipes ---------------------------------------------------------------------- */
-
-cl_mem CL_API_CALL clCreatePipe(cl_context context, cl_mem_flags flags, cl_uint packet_size,
-                                cl_uint max_packets, const cl_pipe_properties *properties,
-                                cl_int *errcode_ret)
-{
-    (void)flags, (void)packet_size, (void)max_packets, (void)properties;
-    cl_int err = kiln_rt_check_context(context);
-    if (err == CL_SUCCESS)
-        err = KILN_ERR(CL_INVALID_OPERATION, "the device does not support pipes");
-    kiln_set_errcode(errcode_ret, err);
-    return NULL;
-}
-
-cl_int CL_API_CALL clGetPipeInfo(cl_mem pipe, cl_pipe_info param_name, size_t size, void *value,
-                                 size_t *size_ret)
-{
-    (void)param_name, (void)size, (void)value, (void)size_ret;
-    cl_int err = kiln_rt_check_mem(pipe);
-    if (err == CL_SUCCESS)
-        err = KILN_ERR(CL_INVALID_MEM_OBJECT, "not a pipe");
-    return err;
-}
-
 /* ---- kernels and queues ----------------------------------------------------- */
 
 cl_int CL_API_CALL clGetKernelSubGroupInfo(cl_kernel kernel, cl_device_id device,

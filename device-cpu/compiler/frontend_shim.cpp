@@ -11,13 +11,20 @@
  *    verbatim and the host program's stderr stays clean.
  *  - EmitLLVMOnlyAction builds the module in the caller's LLVMContext, so the C
  *    stages can keep working on it without a bitcode round trip.
+ *  - One OpenCL C rule Clang 19 does not enforce is checked on the AST beside code
+ *    generation: a pipe may not be a member of a structure or union (OpenCL C 3.0
+ *    §6.3.3.1: a pipe can only be a kernel or function parameter). Clang already
+ *    refuses pipes as variables, pointers to pipes and read_write pipes.
  */
 #include "frontend_shim.h"
 
+#include <clang/AST/ASTConsumer.h>
+#include <clang/AST/Decl.h>
 #include <clang/Basic/DiagnosticOptions.h>
 #include <clang/CodeGen/CodeGenAction.h>
 #include <clang/Frontend/CompilerInstance.h>
 #include <clang/Frontend/CompilerInvocation.h>
+#include <clang/Frontend/MultiplexConsumer.h>
 #include <clang/Frontend/TextDiagnosticPrinter.h>
 #include <llvm/IR/LLVMContext.h>
 #include <llvm/IR/Module.h>
@@ -30,6 +37,7 @@
 #include <memory>
 #include <new>
 #include <string>
+#include <vector>
 
 namespace
 {
@@ -41,6 +49,53 @@ char *copy_text(const std::string &text)
         std::memcpy(s, text.c_str(), text.size() + 1);
     return s;
 }
+
+/* Refuses structure and union members of pipe type (or arrays of them). */
+class PipeMemberCheck : public clang::ASTConsumer
+{
+  public:
+    explicit PipeMemberCheck(clang::DiagnosticsEngine &diags)
+        : diags_(diags), id_(diags.getCustomDiagID(clang::DiagnosticsEngine::Error,
+                                                   "a pipe cannot be a member of a structure "
+                                                   "or union"))
+    {
+    }
+
+    void HandleTagDeclDefinition(clang::TagDecl *tag) override
+    {
+        auto *record = llvm::dyn_cast<clang::RecordDecl>(tag);
+        if (!record)
+            return;
+        for (const clang::FieldDecl *field : record->fields())
+            if (field->getType()->getBaseElementTypeUnsafe()->isPipeType())
+                diags_.Report(field->getLocation(), id_);
+    }
+
+  private:
+    clang::DiagnosticsEngine &diags_;
+    unsigned id_;
+};
+
+/* Clang's code generation with PipeMemberCheck beside it. */
+class KilnAction : public clang::EmitLLVMOnlyAction
+{
+  public:
+    using clang::EmitLLVMOnlyAction::EmitLLVMOnlyAction;
+
+  protected:
+    std::unique_ptr<clang::ASTConsumer> CreateASTConsumer(clang::CompilerInstance &ci,
+                                                          llvm::StringRef file) override
+    {
+        std::unique_ptr<clang::ASTConsumer> codegen =
+            clang::EmitLLVMOnlyAction::CreateASTConsumer(ci, file);
+        if (!codegen)
+            return nullptr;
+        std::vector<std::unique_ptr<clang::ASTConsumer>> consumers;
+        consumers.push_back(std::make_unique<PipeMemberCheck>(ci.getDiagnostics()));
+        consumers.push_back(std::move(codegen));
+        return std::make_unique<clang::MultiplexConsumer>(std::move(consumers));
+    }
+};
 
 bool run_clang(llvm::LLVMContext &context, llvm::ArrayRef<const char *> args,
                const kiln_cc_vfile *files, size_t num_files, llvm::raw_ostream &log,
@@ -78,7 +133,7 @@ bool run_clang(llvm::LLVMContext &context, llvm::ArrayRef<const char *> args,
     overlay->pushOverlay(memory);
     ci.createFileManager(overlay);
 
-    clang::EmitLLVMOnlyAction action(&context);
+    KilnAction action(&context);
     if (!ci.ExecuteAction(action))
         return false;
     module = action.takeModule();

@@ -5,9 +5,12 @@
  * It runs before the library is linked, so the module holds only the user's
  * functions. Argument sizes come from the IR types and the module's data layout,
  * which is the host ABI: a float3 is 16 bytes, a struct what the host C compiler
- * makes of the same declaration. Argument kinds this compiler cannot pass yet
- * (images, samplers, pipes, queues) fail the build here with the kernel and
- * argument named, rather than produce a kernel the runtime cannot launch.
+ * makes of the same declaration. A pipe argument is a __global pointer to the
+ * pipe's ring (kernel-lib/include/kiln_pipe.h); Clang marks it with the type
+ * qualifier "pipe", and a kernel may have at most KILN_CC_MAX_PIPE_ARGS of them.
+ * Argument kinds this compiler cannot pass yet (images, samplers, queues) fail
+ * the build here with the kernel and argument named, rather than produce a
+ * kernel the runtime cannot launch.
  */
 #include "cc_internal.h"
 
@@ -70,8 +73,6 @@ static uint64_t md_uint(LLVMValueRef node, unsigned i)
 
 static const char *unsupported_type(const struct kiln_cc_arg *a)
 {
-    if (strstr(a->type_qual, "pipe"))
-        return "pipe";
     if (strncmp(a->type_name, "image", 5) == 0)
         return "image";
     if (strcmp(a->type_name, "sampler_t") == 0)
@@ -104,6 +105,13 @@ static enum kiln_cc_status read_arg(struct kiln_cc_build *b, LLVMValueRef fn,
                            "supported by this version of Kiln\n",
                            LLVMGetValueName(fn), i, a->type_name, a->name, what);
         return KILN_CC_BUILD_FAILED;
+    }
+
+    if (strstr(a->type_qual, "pipe")) {
+        a->kind = KILN_CC_ARG_PIPE;
+        a->size = 8;
+        a->align = 8;
+        return KILN_CC_OK;
     }
 
     if (LLVMGetTypeKind(type) == LLVMPointerTypeKind && a->addr_space != KILN_CC_AS_PRIVATE) {
@@ -240,8 +248,18 @@ static enum kiln_cc_status read_kernel(struct kiln_cc_build *b, LLVMValueRef fn,
         status = KILN_CC_INTERNAL;
         goto out_free_md;
     }
-    for (unsigned i = 0; i < k->num_args && status == KILN_CC_OK; i++)
+    unsigned pipes = 0;
+    for (unsigned i = 0; i < k->num_args && status == KILN_CC_OK; i++) {
         status = read_arg(b, fn, &md, i, &args[i]);
+        pipes += status == KILN_CC_OK && args[i].kind == KILN_CC_ARG_PIPE;
+    }
+    if (status == KILN_CC_OK && pipes > KILN_CC_MAX_PIPE_ARGS) {
+        kiln_cc_log_printf(b->log,
+                           "error: kernel '%s' has %u pipe arguments; the most is %u "
+                           "(CL_DEVICE_MAX_PIPE_ARGS)\n",
+                           k->name, pipes, KILN_CC_MAX_PIPE_ARGS);
+        status = KILN_CC_BUILD_FAILED;
+    }
     if (status == KILN_CC_OK) {
         k->attributes = attributes_text(b, &md, k);
         if (!k->attributes)

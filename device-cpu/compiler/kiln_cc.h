@@ -43,8 +43,12 @@ enum kiln_cc_arg_kind {
     KILN_CC_ARG_CONSTANT_PTR, /* __constant T *: host passes a cl_mem */
     KILN_CC_ARG_LOCAL_PTR,    /* __local T *: host passes a size and NULL */
     KILN_CC_ARG_VALUE,        /* by value: host passes exactly `size` bytes */
-    KILN_CC_ARG_UNSUPPORTED,  /* images, samplers, pipes, queues: not yet */
+    KILN_CC_ARG_UNSUPPORTED,  /* images, samplers, queues: not yet */
+    KILN_CC_ARG_PIPE,         /* pipe T: host passes a cl_mem made by clCreatePipe */
 };
+
+/* CL_DEVICE_MAX_PIPE_ARGS: a kernel with more pipe arguments fails to build. */
+#define KILN_CC_MAX_PIPE_ARGS 16
 
 struct kiln_cc_arg {
     enum kiln_cc_arg_kind kind;
@@ -114,7 +118,7 @@ struct kiln_cc_interface {
     int (*from_cache)(const struct kiln_cc_program *p);
 };
 
-#define KILN_CC_ABI_VERSION 6
+#define KILN_CC_ABI_VERSION 7
 
 /* The one exported symbol of libkiln-cc.so. */
 typedef const struct kiln_cc_interface *(*kiln_cc_interface_fn)(void);

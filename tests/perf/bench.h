@@ -24,8 +24,9 @@ struct bench_env {
 };
 
 struct bench_ops {
-    /* Allocates the state and fills the inputs; not timed. Returns 0, or -1 after printing why
-     * (the row is then reported as failed and the state is not torn down). */
+    /* Allocates the state and fills the inputs; not timed. Returns 0, 1 when the platform lacks
+     * a feature the case needs (the row reads "unsupported", which is no failure), or -1 after
+     * printing why (the row is then reported as failed). On 1 or -1 the state is not torn down. */
     int (*setup)(const struct bench_env *env, void **state);
     /* One repetition, timed by the harness: returns only once the work is complete (for OpenCL,
      * after clFinish). Returns 0, or -1 after printing why. */
@@ -58,6 +59,9 @@ extern const struct bench_case bench_case_fillbuf;
 extern const struct bench_case bench_case_histogram;
 extern const struct bench_case bench_case_transcendental;
 extern const struct bench_case bench_case_nbody;
+extern const struct bench_case bench_case_pipe4;
+extern const struct bench_case bench_case_pipe64;
+extern const struct bench_case bench_case_pipe4_item;
 
 /* bench_pool.c: a fixed set of named worker threads that run one function at a time. */
 
@@ -77,6 +81,9 @@ void bench_pool_destroy(struct bench_pool *pool);
  * the code and the build log, and returns -1 with nothing to release. */
 int bench_cl_kernel_build(const struct bench_env *env, const char *source, const char *name,
                           cl_program *program, cl_kernel *kernel);
+/* The same with build options (e.g. "-cl-std=CL3.0"). */
+int bench_cl_kernel_build_opts(const struct bench_env *env, const char *source, const char *options,
+                               const char *name, cl_program *program, cl_kernel *kernel);
 /* Prints "<target>: <what> failed: <CL_NAME> (<code>)" to stderr and returns -1. */
 int bench_cl_fail(const char *target, const char *what, cl_int err);
 

@@ -77,12 +77,18 @@ static void print_build_log(const struct bench_env *env, cl_program program)
 int bench_cl_kernel_build(const struct bench_env *env, const char *source, const char *name,
                           cl_program *program, cl_kernel *kernel)
 {
+    return bench_cl_kernel_build_opts(env, source, "", name, program, kernel);
+}
+
+int bench_cl_kernel_build_opts(const struct bench_env *env, const char *source, const char *options,
+                               const char *name, cl_program *program, cl_kernel *kernel)
+{
     cl_int err = CL_SUCCESS;
     cl_kernel k;
     cl_program prog = clCreateProgramWithSource(env->ctx, 1, &source, NULL, &err);
     if (err != CL_SUCCESS)
         goto out;
-    err = clBuildProgram(prog, 1, &env->device, "", NULL, NULL);
+    err = clBuildProgram(prog, 1, &env->device, options, NULL, NULL);
     if (err != CL_SUCCESS) {
         print_build_log(env, prog);
         goto out_release_program;
