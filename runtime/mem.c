@@ -130,6 +130,14 @@ static cl_mem create_buffer(cl_context context, const cl_mem_properties *propert
     if (err == CL_SUCCESS && (size == 0 || size > context->device->max_alloc))
         err = KILN_ERR(CL_INVALID_BUFFER_SIZE, "size %zu (the most is %llu)", size,
                        (unsigned long long)context->device->max_alloc);
+    if (err == CL_SUCCESS && (flags & CL_MEM_USE_HOST_PTR)) {
+        /* A buffer on SVM memory must lie inside the allocation (OpenCL 3.0 §5.2.1). */
+        size_t left = kiln_rt_svm_extent(context, host_ptr);
+        if (left && size > left)
+            err = KILN_ERR(CL_INVALID_BUFFER_SIZE,
+                           "%zu bytes at %p run past the end of its SVM allocation (%zu left)",
+                           size, host_ptr, left);
+    }
     if (err == CL_SUCCESS)
         err = kiln_rt_mem_create(context, CL_MEM_OBJECT_BUFFER, flags, size, host_ptr, &mem);
     if (err == CL_SUCCESS)
@@ -205,7 +213,7 @@ cl_int CL_API_CALL clGetMemObjectInfo(cl_mem m, cl_mem_info param_name, size_t p
                             param_value_size_ret);
     case CL_MEM_USES_SVM_POINTER: {
         const cl_mem root = m->parent ? m->parent : m;
-        cl_bool svm = root->host_ptr && kiln_rt_svm_contains(m->context, root->host_ptr);
+        cl_bool svm = root->host_ptr && kiln_rt_svm_extent(m->context, root->host_ptr) != 0;
         return kiln_rt_info(&svm, sizeof(svm), param_value_size, param_value, param_value_size_ret);
     }
     case CL_MEM_PROPERTIES: {

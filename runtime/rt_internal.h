@@ -354,8 +354,8 @@ struct kiln_rt_svm;
 void kiln_rt_svm_free_run(struct kiln_rt_command *cmd);
 /* Free what clSVMAlloc gave out in `c` and clSVMFree did not take back (c is dying). */
 void kiln_rt_svm_free_all(cl_context c);
-/* True when `p` lies inside one of c's SVM allocations. */
-bool kiln_rt_svm_contains(cl_context c, const void *p);
+/* When `p` lies inside one of c's SVM allocations, the bytes from p to its end; else 0. */
+size_t kiln_rt_svm_extent(cl_context c, const void *p);
 
 /* ---- printf output (printf.c) ----------------------------------------------------- */
 

@@ -112,15 +112,16 @@ void kiln_rt_svm_free_all(cl_context context)
     }
 }
 
-bool kiln_rt_svm_contains(cl_context context, const void *p)
+size_t kiln_rt_svm_extent(cl_context context, const void *p)
 {
-    bool found = false;
+    size_t left = 0;
     uintptr_t at = (uintptr_t)p;
     pthread_mutex_lock(&context->lock);
-    for (struct kiln_rt_svm *s = context->svm; s && !found; s = s->next)
-        found = at >= (uintptr_t)s->ptr && at - (uintptr_t)s->ptr < s->size;
+    for (struct kiln_rt_svm *s = context->svm; s && !left; s = s->next)
+        if (at >= (uintptr_t)s->ptr && at - (uintptr_t)s->ptr < s->size)
+            left = s->size - (at - (uintptr_t)s->ptr);
     pthread_mutex_unlock(&context->lock);
-    return found;
+    return left;
 }
 
 /* ---- commands ----------------------------------------------------------------- */
@@ -305,8 +306,9 @@ cl_int CL_API_CALL clSetKernelExecInfo(cl_kernel kernel, cl_kernel_exec_info par
         return err;
     switch (param_name) {
     case CL_KERNEL_EXEC_INFO_SVM_PTRS:
-        /* Every address is visible to kernels: the list needs no keeping. */
-        if (size % sizeof(void *) || value == NULL)
+        /* Every address is visible to kernels: the list needs no keeping. An empty list
+         * (0, NULL) unsets an earlier one. */
+        if (size % sizeof(void *) || (value == NULL) != (size == 0))
             return KILN_ERR(CL_INVALID_VALUE, "CL_KERNEL_EXEC_INFO_SVM_PTRS: %zu bytes at %p", size,
                             value);
         return CL_SUCCESS;

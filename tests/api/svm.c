@@ -108,6 +108,10 @@ static void kernels(struct kt_env *env, cl_program prog)
     KT_EXPECT(clGetMemObjectInfo(buf, CL_MEM_USES_SVM_POINTER, sizeof(uses), &uses, NULL),
               CL_SUCCESS);
     KT_CHECK(uses == CL_TRUE, "CL_MEM_USES_SVM_POINTER of a buffer on SVM");
+    cl_mem past =
+        clCreateBuffer(env->context, CL_MEM_USE_HOST_PTR, N * sizeof(int), coarse + 1, &err);
+    KT_CHECK(past == NULL && err == CL_INVALID_BUFFER_SIZE,
+             "a buffer running past its SVM allocation: %d", err);
     KT_EXPECT(clSetKernelArg(twice, 0, sizeof(buf), &buf), CL_SUCCESS);
     run(env, twice, 1);
     KT_CHECK(coarse[0] == 4 * -300, "through the buffer: %d", coarse[0]);
@@ -180,6 +184,7 @@ static void kernels(struct kt_env *env, cl_program prog)
     KT_EXPECT(clSetKernelArgSVMPointer(NULL, 0, sums), CL_INVALID_KERNEL);
     KT_EXPECT(clSetKernelExecInfo(walk, CL_KERNEL_EXEC_INFO_SVM_PTRS, 3, &nodes), CL_INVALID_VALUE);
     KT_EXPECT(clSetKernelExecInfo(walk, CL_KERNEL_EXEC_INFO_SVM_PTRS, 8, NULL), CL_INVALID_VALUE);
+    KT_EXPECT(clSetKernelExecInfo(walk, CL_KERNEL_EXEC_INFO_SVM_PTRS, 0, NULL), CL_SUCCESS);
     KT_EXPECT(clSetKernelExecInfo(walk, CL_KERNEL_EXEC_INFO_SVM_FINE_GRAIN_SYSTEM, 1, &yes),
               CL_INVALID_VALUE);
     KT_EXPECT(clSetKernelExecInfo(walk, 0x7777, sizeof(yes), &yes), CL_INVALID_VALUE);
