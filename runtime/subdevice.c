@@ -8,8 +8,9 @@
  *   EQUALLY n             as many devices of n cores as fit, in core order;
  *   BY_COUNTS a, b, ...   one device per count, taking the next a, b, ... cores;
  *   BY_AFFINITY_DOMAIN d  one device per NUMA node or cache of level d that holds
- *                         some of the device's cores; NEXT_PARTITIONABLE picks the
- *                         outermost level that splits the device in two or more.
+ *                         some of the device's cores; a level is offered only when it
+ *                         splits the device in two or more, and NEXT_PARTITIONABLE
+ *                         picks the outermost level offered.
  *
  * A sub-device has its own worker pool, started on first use, with one worker pinned
  * on each of its cores, so commands on two sub-devices never share a core. Sub-devices
@@ -46,21 +47,33 @@ static const cl_device_affinity_domain level_domains[KILN_CPU_LEVELS] = {
     [KILN_CPU_L1] = CL_DEVICE_AFFINITY_DOMAIN_L1_CACHE,
 };
 
-/* True when every core of `d` is known to sit in some object of `level`. */
-static bool level_known(cl_device_id d, int level)
+/*
+ * How many objects of `level` hold the cores of `d`: 0 when some core sits in none (the
+ * machine shows no such level).
+ */
+static unsigned level_groups(cl_device_id d, int level)
 {
     const struct kiln_cpu_info *cpu = kiln_cpu_info_get();
-    for (cl_uint i = 0; i < d->compute_units; i++)
-        if (cpu->cores[d->cores[i]].domain[level] < 0)
-            return false;
-    return true;
+    unsigned groups = 0;
+    for (cl_uint i = 0; i < d->compute_units; i++) {
+        int dom = cpu->cores[d->cores[i]].domain[level];
+        if (dom < 0)
+            return 0;
+        bool seen = false;
+        for (cl_uint j = 0; j < i && !seen; j++)
+            seen = cpu->cores[d->cores[j]].domain[level] == dom;
+        groups += !seen;
+    }
+    return groups;
 }
 
+/* A level is offered when it splits the device: one object holding every core would
+ * make a sub-device equal to the device, and partitioning that again would never end. */
 cl_device_affinity_domain kiln_rt_device_affinity_domains(cl_device_id d)
 {
     cl_device_affinity_domain mask = 0;
     for (int l = 0; l < KILN_CPU_LEVELS; l++)
-        if (level_known(d, l))
+        if (level_groups(d, l) > 1)
             mask |= level_domains[l];
     return mask ? mask | CL_DEVICE_AFFINITY_DOMAIN_NEXT_PARTITIONABLE : 0;
 }
@@ -97,22 +110,15 @@ static cl_int plan_affinity(cl_device_id d, cl_device_partition_property prop, s
     if (domain == 0 || (domain & (domain - 1)) != 0 || !(domain & supported))
         return KILN_ERR(CL_INVALID_VALUE, "affinity domain 0x%lx is not one of 0x%lx",
                         (unsigned long)domain, (unsigned long)supported);
-    for (int l = 0; l < KILN_CPU_LEVELS; l++) {
-        bool next = domain == CL_DEVICE_AFFINITY_DOMAIN_NEXT_PARTITIONABLE;
-        if (!(next ? level_known(d, l) : domain == level_domains[l]))
-            continue;
-        plan_by_level(d, l, p);
-        if (p->num_parts == 0)
-            return KILN_ERR(CL_OUT_OF_HOST_MEMORY, "partition plan");
-        if (p->num_parts > 1)
-            return CL_SUCCESS;
-        if (!next)
-            break;
-    }
-    /* The whole device shares that level (or every level): nothing to split. */
-    return KILN_ERR(CL_DEVICE_PARTITION_FAILED,
-                    "the device's %u compute units share one object of the affinity domain",
-                    d->compute_units);
+    /* NEXT_PARTITIONABLE: the outermost level offered. */
+    int l = 0;
+    while (!(supported & level_domains[l]) ||
+           (domain != CL_DEVICE_AFFINITY_DOMAIN_NEXT_PARTITIONABLE && domain != level_domains[l]))
+        l++;
+    plan_by_level(d, l, p);
+    if (p->num_parts == 0)
+        return KILN_ERR(CL_OUT_OF_HOST_MEMORY, "partition plan");
+    return CL_SUCCESS;
 }
 
 static cl_int plan_counts(cl_device_id d, const cl_device_partition_property *counts,

@@ -9,7 +9,7 @@
  * caches. Workers are then not pinned (the topology is not this machine), so the
  * pinning check runs only on the real topology. KILN_TEST_DOMAINS, when set, holds the
  * number of root sub-devices expected by NUMA, L4, L3, L2 and L1 partitions ("2 0 4 8 8";
- * 0: the domain is not reported; 1: it does not split the device).
+ * 0: the domain is not reported, as a level that does not split the device is not).
  */
 #include <dirent.h>
 #include <stdbool.h>
