@@ -421,6 +421,9 @@ cl_int kiln_rt_check_mem(cl_mem m);
 
 /* ---- programs and kernels (program.c, kernel.c, compiler.c) --------------------- */
 
+/* Built (or compiled, for part of it) with -cl-uniform-work-group-size; p->lock held. */
+bool kiln_rt_program_uniform(cl_program p);
+
 struct _cl_program {
     struct kiln_object obj;
     cl_context context; /* held */
