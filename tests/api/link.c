@@ -299,11 +299,63 @@ static void test_binaries(struct kt_env *env)
     KT_CHECK(memcmp(v, want, sizeof(v)) == 0, "twice gave wrong results");
     clReleaseProgram(c2);
     clReleaseProgram(c);
+
+    /* An incomplete object's binary fails to build, names the function, and stays linkable. */
+    cl_program a3 = reload(env, a);
+    KT_EXPECT(clBuildProgram(a3, 0, NULL, NULL, NULL, NULL), CL_BUILD_PROGRAM_FAILURE);
+    KT_CHECK(build_status(env, a3) == CL_BUILD_ERROR, "status of a failed build");
+    KT_CHECK(log_has(env, a3, "undefined function 'poly'"), "log names no undefined poly");
+    KT_CHECK(binary_type(env, a3) == CL_PROGRAM_BINARY_TYPE_COMPILED_OBJECT, "type %#x",
+             (unsigned)binary_type(env, a3));
+    p = link2(env, a3, b, NULL, CL_SUCCESS);
+    run_apply(env, p);
+    clReleaseProgram(p);
+    clReleaseProgram(a3);
     clReleaseProgram(lib2);
     clReleaseProgram(lib);
     clReleaseProgram(a2);
     clReleaseProgram(a);
     clReleaseProgram(b);
+}
+
+/* Enqueues twice over 200 work-items in groups of 16 (the last one partial). */
+static cl_int enqueue_partial(struct kt_env *env, cl_program p)
+{
+    cl_int err;
+    cl_kernel k = clCreateKernel(p, "twice", &err);
+    KT_REQUIRE(err == CL_SUCCESS, "clCreateKernel: %d", err);
+    cl_mem m = clCreateBuffer(env->context, CL_MEM_READ_WRITE, N * sizeof(int), NULL, &err);
+    KT_REQUIRE(err == CL_SUCCESS, "clCreateBuffer: %d", err);
+    KT_EXPECT(clSetKernelArg(k, 0, sizeof(m), &m), CL_SUCCESS);
+    size_t global = N, local = 16;
+    err = clEnqueueNDRangeKernel(env->queue, k, 1, NULL, &global, &local, 0, NULL, NULL);
+    KT_EXPECT(clFinish(env->queue), CL_SUCCESS);
+    /* The specification gives argument information to programs from source only. */
+    char name[32];
+    KT_EXPECT(clGetKernelArgInfo(k, 0, CL_KERNEL_ARG_NAME, sizeof(name), name, NULL),
+              CL_KERNEL_ARG_INFO_NOT_AVAILABLE);
+    clReleaseMemObject(m);
+    clReleaseKernel(k);
+    return err;
+}
+
+/* -cl-uniform-work-group-size given to clCompileProgram holds in the linked program. */
+static void test_uniform(struct kt_env *env)
+{
+    cl_program c = source(env, src_alone);
+    KT_EXPECT(clCompileProgram(c, 0, NULL, "-cl-std=CL2.0 -cl-uniform-work-group-size", 0, NULL,
+                               NULL, NULL, NULL),
+              CL_SUCCESS);
+    cl_program p = link2(env, c, NULL, NULL, CL_SUCCESS);
+    KT_EXPECT(enqueue_partial(env, p), CL_INVALID_WORK_GROUP_SIZE);
+    clReleaseProgram(p);
+    KT_EXPECT(clCompileProgram(c, 0, NULL, "-cl-std=CL2.0 -cl-kernel-arg-info", 0, NULL, NULL, NULL,
+                               NULL),
+              CL_SUCCESS);
+    p = link2(env, c, NULL, NULL, CL_SUCCESS);
+    KT_EXPECT(enqueue_partial(env, p), CL_SUCCESS);
+    clReleaseProgram(p);
+    clReleaseProgram(c);
 }
 
 static void test_compile_errors(struct kt_env *env)
@@ -471,6 +523,7 @@ int main(void)
     test_compile_link(&env);
     test_library(&env);
     test_binaries(&env);
+    test_uniform(&env);
     test_compile_errors(&env);
     test_link_errors(&env);
     kt_teardown(&env);
