@@ -142,7 +142,8 @@ static enum kiln_cc_status keep_container(struct kiln_cc_build *b, LLVMMemoryBuf
 }
 
 /*
- * clLinkProgram: a function the linked objects and libraries call but none defines.
+ * clLinkProgram: a function (or variable) the linked objects and libraries use but
+ * none defines.
  * Runs after the kernel library is linked; what may stay undeclared is what later
  * stages replace (the library's hooks, barriers, printf) and LLVM's intrinsics.
  */
@@ -159,6 +160,13 @@ static enum kiln_cc_status check_undefined(struct kiln_cc_build *b)
         char base[256];
         kiln_cc_base_name(name, base, sizeof(base));
         kiln_cc_log_printf(b->log, "error: undefined function '%s' (symbol %s)\n", base, name);
+        status = KILN_CC_BUILD_FAILED;
+    }
+    for (LLVMValueRef g = LLVMGetFirstGlobal(b->mod); g; g = LLVMGetNextGlobal(g)) {
+        const char *name = LLVMGetValueName(g);
+        if (!LLVMIsDeclaration(g) || !LLVMGetFirstUse(g) || strncmp(name, "llvm.", 5) == 0)
+            continue;
+        kiln_cc_log_printf(b->log, "error: undefined variable '%s'\n", name);
         status = KILN_CC_BUILD_FAILED;
     }
     return status;
@@ -561,7 +569,7 @@ static void apply_link_options(LLVMContextRef ctx, LLVMModuleRef m,
     }
 }
 
-/* A function both modules define with external linkage: the log names each one. */
+/* A function or variable both modules define with external linkage: the log names each. */
 static bool find_duplicates(struct kiln_cc_build *b, LLVMModuleRef m)
 {
     bool found = false;
@@ -576,6 +584,16 @@ static bool find_duplicates(struct kiln_cc_build *b, LLVMModuleRef m)
         kiln_cc_base_name(name, base, sizeof(base));
         kiln_cc_log_printf(b->log, "error: duplicate definition of function '%s' (symbol %s)\n",
                            base, name);
+        found = true;
+    }
+    for (LLVMValueRef v = LLVMGetFirstGlobal(m); v; v = LLVMGetNextGlobal(v)) {
+        if (LLVMIsDeclaration(v) || LLVMGetLinkage(v) != LLVMExternalLinkage)
+            continue;
+        const char *name = LLVMGetValueName(v);
+        LLVMValueRef g = LLVMGetNamedGlobal(b->mod, name);
+        if (!g || LLVMIsDeclaration(g) || LLVMGetLinkage(g) != LLVMExternalLinkage)
+            continue;
+        kiln_cc_log_printf(b->log, "error: duplicate definition of variable '%s'\n", name);
         found = true;
     }
     return found;

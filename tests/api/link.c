@@ -35,6 +35,13 @@ static const char *src_alone = "kernel void twice(global int *a) {\n"
                                "  a[get_global_id(0)] *= 2;\n"
                                "}\n";
 
+/* A program-scope variable defined in one source and used in another. */
+static const char *src_var_def = "constant float scale_k = 3.5f;\n";
+static const char *src_var_use = "extern constant float scale_k;\n"
+                                 "kernel void use_var(global float *o) {\n"
+                                 "  o[get_global_id(0)] = scale_k * (float)get_global_id(0);\n"
+                                 "}\n";
+
 enum { N = 200, K = 5 };
 
 static int notified;
@@ -318,6 +325,40 @@ static void test_binaries(struct kt_env *env)
     clReleaseProgram(b);
 }
 
+static void test_variables(struct kt_env *env)
+{
+    cl_program def = source(env, src_var_def), use = source(env, src_var_use);
+    KT_EXPECT(clCompileProgram(def, 0, NULL, NULL, 0, NULL, NULL, NULL, NULL), CL_SUCCESS);
+    KT_EXPECT(clCompileProgram(use, 0, NULL, NULL, 0, NULL, NULL, NULL, NULL), CL_SUCCESS);
+    cl_program p = link2(env, use, def, NULL, CL_SUCCESS);
+    float out[N];
+    struct kt_arg args[] = {{KT_OUT, sizeof(out), out}};
+    KT_EXPECT(kt_run_in(env, p, "use_var", N, 0, 1, args), CL_SUCCESS);
+    int bad = 0;
+    for (int i = 0; i < N; i++)
+        bad += out[i] != 3.5f * (float)i;
+    KT_CHECK(bad == 0, "%d wrong results through the shared variable", bad);
+    clReleaseProgram(p);
+    /* Undefined and defined twice. */
+    cl_int err;
+    p = clLinkProgram(env->context, 0, NULL, NULL, 1, &use, NULL, NULL, &err);
+    KT_CHECK(p && err == CL_LINK_PROGRAM_FAILURE, "undefined variable: %p, %d", (void *)p, err);
+    if (p) {
+        KT_CHECK(log_has(env, p, "undefined variable 'scale_k'"), "log names no scale_k");
+        clReleaseProgram(p);
+    }
+    cl_program two[3] = {use, def, def};
+    p = clLinkProgram(env->context, 0, NULL, NULL, 3, two, NULL, NULL, &err);
+    KT_CHECK(p && err == CL_LINK_PROGRAM_FAILURE, "duplicate variable: %p, %d", (void *)p, err);
+    if (p) {
+        KT_CHECK(log_has(env, p, "duplicate definition of variable 'scale_k'"),
+                 "log names no duplicate scale_k");
+        clReleaseProgram(p);
+    }
+    clReleaseProgram(use);
+    clReleaseProgram(def);
+}
+
 /* Enqueues twice over 200 work-items in groups of 16 (the last one partial). */
 static cl_int enqueue_partial(struct kt_env *env, cl_program p)
 {
@@ -524,6 +565,7 @@ int main(void)
     test_library(&env);
     test_binaries(&env);
     test_uniform(&env);
+    test_variables(&env);
     test_compile_errors(&env);
     test_link_errors(&env);
     kt_teardown(&env);
