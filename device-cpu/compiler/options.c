@@ -150,6 +150,13 @@ static enum kiln_cc_status translate(char *word, const char **cursor, struct kil
      */
     if (strcmp(word, "-cl-denorms-are-zero") == 0)
         return KILN_CC_OK;
+    /*
+     * -cl-no-subgroup-ifp waives independent forward progress of sub-groups, and -g
+     * asks for extra errors from device-side enqueue builtins: the device has neither
+     * sub-groups nor device-side enqueue, so both are accepted and change nothing.
+     */
+    if (strcmp(word, "-cl-no-subgroup-ifp") == 0 || strcmp(word, "-g") == 0)
+        return KILN_CC_OK;
     kiln_cc_log_printf(log, "error: unknown build option '%s'\n", word);
     return KILN_CC_INVALID_OPTIONS;
 }

@@ -202,7 +202,7 @@ static void test_compile_link(struct kt_env *env)
     KT_CHECK(linker == CL_TRUE, "CL_DEVICE_LINKER_AVAILABLE is false");
 
     cl_program a = compile(env, src_kernel, "-DUNUSED=1 -cl-std=CL1.2");
-    cl_program b = compile(env, src_func, NULL);
+    cl_program b = compile(env, src_func, "-cl-no-subgroup-ifp -g -cl-mad-enable");
     KT_CHECK(binary_type(env, a) == CL_PROGRAM_BINARY_TYPE_COMPILED_OBJECT, "type %#x",
              (unsigned)binary_type(env, a));
     KT_CHECK(build_status(env, a) == CL_BUILD_SUCCESS, "status %d", build_status(env, a));
