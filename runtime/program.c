@@ -766,7 +766,8 @@ cl_int CL_API_CALL clSetProgramSpecializationConstant(cl_program program, cl_uin
     (void)spec_size;
     (void)spec_value;
     cl_int err = kiln_rt_check_program(program);
+    /* §5.8.3: a program none of whose devices takes IL is CL_INVALID_OPERATION. */
     if (err == CL_SUCCESS)
-        err = KILN_ERR(CL_INVALID_PROGRAM, "the program was not created from IL");
+        err = KILN_ERR(CL_INVALID_OPERATION, "the device accepts no intermediate language");
     return err;
 }

@@ -456,6 +456,11 @@ static void test_compile_errors(struct kt_env *env)
     /* A header program with no source. */
     KT_EXPECT(clCompileProgram(p, 0, NULL, NULL, 1, &from_bin, names, NULL, NULL),
               CL_INVALID_OPERATION);
+    /* Specialisation constants, beside compilation in program.c: the device takes no IL. */
+    cl_uint spec = 1;
+    KT_EXPECT(clSetProgramSpecializationConstant(built, 0, sizeof(spec), &spec),
+              CL_INVALID_OPERATION);
+    KT_EXPECT(clSetProgramSpecializationConstant(NULL, 0, sizeof(spec), &spec), CL_INVALID_PROGRAM);
     clReleaseKernel(k);
     clReleaseProgram(from_bin);
     clReleaseProgram(built);
