@@ -144,15 +144,14 @@ static enum kiln_cc_status keep_container(struct kiln_cc_build *b, LLVMMemoryBuf
 /*
  * clLinkProgram: a function (or variable) the linked objects and libraries use but
  * none defines.
- * Runs after the kernel library is linked; what may stay undeclared is what later
+ * Runs after the kernel library is linked; what may stay undefined is what later
  * stages replace (the library's hooks, barriers, printf) and LLVM's intrinsics.
  */
 static enum kiln_cc_status check_undefined(struct kiln_cc_build *b)
 {
     enum kiln_cc_status status = KILN_CC_OK;
     for (LLVMValueRef f = LLVMGetFirstFunction(b->mod); f; f = LLVMGetNextFunction(f)) {
-        size_t len;
-        const char *name = LLVMGetValueName2(f, &len);
+        const char *name = LLVMGetValueName(f);
         if (!LLVMIsDeclaration(f) || LLVMGetIntrinsicID(f) != 0 || !LLVMGetFirstUse(f) ||
             strncmp(name, "llvm.", 5) == 0 || strncmp(name, "__kiln_", 7) == 0 ||
             strcmp(name, "printf") == 0 || kiln_cc_is_barrier(f))
@@ -175,7 +174,7 @@ static enum kiln_cc_status check_undefined(struct kiln_cc_build *b)
 /*
  * Runs every stage after the front end on b's module: kernels, library, ...,
  * code generation and loading. `check_links` (clLinkProgram) refuses undefined
- * functions once the library is in.
+ * functions and variables once the library is in.
  */
 static enum kiln_cc_status run_back_stages(struct kiln_cc_build *b, bool check_links,
                                            const uint8_t key[KILN_CC_HASH_SIZE])

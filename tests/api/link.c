@@ -42,6 +42,19 @@ static const char *src_var_use = "extern constant float scale_k;\n"
                                  "  o[get_global_id(0)] = scale_k * (float)get_global_id(0);\n"
                                  "}\n";
 
+/* A barrier in a function of another object: the work-group stage runs after the link. */
+static const char *src_rev = "void stage(local int *t, global const int *in);\n"
+                             "kernel void rev(global const int *in, global int *out,\n"
+                             "                local int *t) {\n"
+                             "  stage(t, in);\n"
+                             "  size_t l = get_local_id(0), n = get_local_size(0);\n"
+                             "  out[get_global_id(0)] = t[n - 1 - l];\n"
+                             "}\n";
+static const char *src_stage = "void stage(local int *t, global const int *in) {\n"
+                               "  t[get_local_id(0)] = in[get_global_id(0)];\n"
+                               "  barrier(CLK_LOCAL_MEM_FENCE);\n"
+                               "}\n";
+
 enum { N = 200, K = 5 };
 
 static int notified;
@@ -359,6 +372,30 @@ static void test_variables(struct kt_env *env)
     clReleaseProgram(def);
 }
 
+static void test_barrier(struct kt_env *env)
+{
+    enum { G = 256, L = 64 };
+    cl_program r = source(env, src_rev), st = source(env, src_stage);
+    KT_EXPECT(clCompileProgram(r, 0, NULL, NULL, 0, NULL, NULL, NULL, NULL), CL_SUCCESS);
+    KT_EXPECT(clCompileProgram(st, 0, NULL, NULL, 0, NULL, NULL, NULL, NULL), CL_SUCCESS);
+    cl_program p = link2(env, r, st, NULL, CL_SUCCESS);
+    int in[G], out[G];
+    for (int i = 0; i < G; i++) {
+        in[i] = i * 3 + 1;
+        out[i] = -1;
+    }
+    struct kt_arg args[] = {
+        {KT_IN, sizeof(in), in}, {KT_OUT, sizeof(out), out}, {KT_LOCAL, L * sizeof(int), NULL}};
+    KT_EXPECT(kt_run_in(env, p, "rev", G, L, 3, args), CL_SUCCESS);
+    int bad = 0;
+    for (int i = 0; i < G; i++)
+        bad += out[i] != in[(i / L) * L + (L - 1 - i % L)];
+    KT_CHECK(bad == 0, "%d work-items read the wrong value after the barrier", bad);
+    clReleaseProgram(p);
+    clReleaseProgram(st);
+    clReleaseProgram(r);
+}
+
 /* Enqueues twice over 200 work-items in groups of 16 (the last one partial). */
 static cl_int enqueue_partial(struct kt_env *env, cl_program p)
 {
@@ -571,6 +608,7 @@ int main(void)
     test_binaries(&env);
     test_uniform(&env);
     test_variables(&env);
+    test_barrier(&env);
     test_compile_errors(&env);
     test_link_errors(&env);
     kt_teardown(&env);
