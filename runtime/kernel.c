@@ -62,7 +62,11 @@ static cl_int built_program(cl_program p, const struct kiln_cc_interface **cc,
     pthread_mutex_unlock(&p->lock);
     if (!*built)
         return KILN_ERR(CL_INVALID_PROGRAM_EXECUTABLE, "the program has no successful build");
-    return kiln_rt_compiler(cc);
+    cl_int err = kiln_rt_compiler(cc);
+    if (err == CL_SUCCESS && (*cc)->kind(*built, NULL) != KILN_CC_EXECUTABLE)
+        err = KILN_ERR(CL_INVALID_PROGRAM_EXECUTABLE,
+                       "the program is a compiled object or library, not an executable");
+    return err;
 }
 
 cl_kernel CL_API_CALL clCreateKernel(cl_program program, const char *kernel_name,
@@ -584,8 +588,7 @@ static cl_int check_ndrange(cl_command_queue q, cl_kernel k, cl_uint dim, const 
                     return KILN_ERR(CL_INVALID_WORK_GROUP_SIZE,
                                     "reqd_work_group_size differs in dimension %u", d);
         pthread_mutex_lock(&k->program->lock);
-        bool uniform =
-            k->program->options && strstr(k->program->options, "-cl-uniform-work-group-size");
+        bool uniform = kiln_rt_program_uniform(k->program);
         pthread_mutex_unlock(&k->program->lock);
         for (cl_uint d = 0; uniform && d < dim; d++)
             if (global[d] % local[d])
@@ -626,8 +629,7 @@ static cl_int enqueue_ndrange(cl_command_queue q, cl_kernel k, cl_uint dim, cons
     size_t chosen[3];
     if (!local) {
         pthread_mutex_lock(&k->program->lock);
-        bool uniform =
-            k->program->options && strstr(k->program->options, "-cl-uniform-work-group-size");
+        bool uniform = kiln_rt_program_uniform(k->program);
         pthread_mutex_unlock(&k->program->lock);
         pick_local_size(k, q->device, dim, global, uniform, chosen);
         local = chosen;

@@ -1,9 +1,15 @@
 /*
  * Programs from source and from Kiln binaries (clCreateProgramWithSource,
- * clCreateProgramWithBinary, clBuildProgram, clGetProgramInfo,
- * clGetProgramBuildInfo, clRetain/ReleaseProgram) and the answers for program
- * kinds Kiln does not build yet (IL, built-in kernels, separate compilation): the
+ * clCreateProgramWithBinary, clBuildProgram, clCompileProgram, clLinkProgram,
+ * clGetProgramInfo, clGetProgramBuildInfo, clRetain/ReleaseProgram) and the
+ * answers for program kinds Kiln does not build yet (IL, built-in kernels): the
  * error codes the specification gives a device without them.
+ *
+ * A program's `built` is the compiler's program of one of three kinds
+ * (kiln_cc.h): an executable (clBuildProgram, clLinkProgram, or a binary of one),
+ * a compiled object (clCompileProgram) or a library (clLinkProgram with
+ * -create-library), the last two holding bitcode for clLinkProgram. Kernels come
+ * from executables only.
  *
  * A binary is the compiler library's container (docs/compiler.md): the object
  * code and kernel descriptions of a built program. clCreateProgramWithBinary
@@ -94,6 +100,16 @@ const cl_device_id *kiln_rt_program_devices(cl_program p, cl_uint *n)
     return p->context->devices;
 }
 
+bool kiln_rt_program_uniform(cl_program p)
+{
+    const struct kiln_cc_interface *cc = NULL;
+    unsigned flags = 0;
+    bool uniform = p->options && strstr(p->options, "-cl-uniform-work-group-size");
+    if (p->built && kiln_rt_compiler(&cc) == CL_SUCCESS)
+        cc->kind(p->built, &flags);
+    return uniform || (flags & KILN_CC_FLAG_UNIFORM_WG);
+}
+
 cl_int kiln_rt_program_has_device(cl_program p, cl_device_id d)
 {
     cl_uint n;
@@ -122,7 +138,31 @@ static cl_int check_program_devices(cl_program p, cl_uint num_devices,
     return CL_SUCCESS;
 }
 
-static cl_int build(cl_program p, const char *options)
+/* What a build, compile or link failure is called. */
+static cl_int failure_code(enum kiln_cc_status st, bool compile, const char *opts)
+{
+    switch (st) {
+    case KILN_CC_OK:
+        return CL_SUCCESS;
+    case KILN_CC_INVALID_OPTIONS:
+        return compile ? KILN_ERR(CL_INVALID_COMPILER_OPTIONS, "options \"%s\" rejected", opts)
+                       : KILN_ERR(CL_INVALID_BUILD_OPTIONS, "options \"%s\" rejected", opts);
+    case KILN_CC_OUT_OF_MEMORY:
+        return KILN_ERR(CL_OUT_OF_HOST_MEMORY, "while compiling");
+    case KILN_CC_BUILD_FAILED:
+    case KILN_CC_INTERNAL:
+    default:
+        return compile ? KILN_ERR(CL_COMPILE_PROGRAM_FAILURE, "see the build log")
+                       : KILN_ERR(CL_BUILD_PROGRAM_FAILURE, "see the build log");
+    }
+}
+
+/*
+ * clBuildProgram (compile false) and clCompileProgram (compile true, with its
+ * input headers): replaces the program's built code, log and options.
+ */
+static cl_int build(cl_program p, const char *options, bool compile,
+                    const struct kiln_cc_header *headers, unsigned num_headers)
 {
     const struct kiln_cc_interface *cc = NULL;
     cl_int err = kiln_rt_compiler(&cc);
@@ -143,7 +183,7 @@ static cl_int build(cl_program p, const char *options)
         free(opts);
         return KILN_ERR(CL_INVALID_OPERATION, "kernel objects are attached to the program");
     }
-    if (p->from_binary) {
+    if (p->from_binary && cc->kind(p->built, NULL) == KILN_CC_EXECUTABLE) {
         /* Loaded by clCreateProgramWithBinary; the log is the original build's. */
         p->status = CL_BUILD_SUCCESS;
         free(p->options);
@@ -152,33 +192,34 @@ static cl_int build(cl_program p, const char *options)
         return CL_SUCCESS;
     }
     p->status = CL_BUILD_IN_PROGRESS;
+    /* A compiled object or library from a binary is linked on its own. */
+    const struct kiln_cc_program *input = p->from_binary ? p->built : NULL;
     pthread_mutex_unlock(&p->lock);
 
     struct kiln_cc_program *built = NULL;
     char *log = NULL;
-    enum kiln_cc_status st = cc->build(p->source, opts, &built, &log);
-    switch (st) {
-    case KILN_CC_OK:
-        err = CL_SUCCESS;
+    enum kiln_cc_status st;
+    if (input)
+        st = cc->link(&input, 1, "", &built, &log);
+    else if (compile)
+        st = cc->compile(p->source, opts, headers, num_headers, &built, &log);
+    else
+        st = cc->build(p->source, opts, &built, &log);
+    err = failure_code(st, compile, opts);
+    if (st == KILN_CC_OK)
         KILN_LOG(KILN_DBG_CC, "program %p: %s", (void *)p,
-                 cc->from_cache(built) ? "loaded from the kernel cache" : "compiled");
-        break;
-    case KILN_CC_INVALID_OPTIONS:
-        err = KILN_ERR(CL_INVALID_BUILD_OPTIONS, "options \"%s\" rejected", opts);
-        break;
-    case KILN_CC_OUT_OF_MEMORY:
-        err = KILN_ERR(CL_OUT_OF_HOST_MEMORY, "while compiling");
-        break;
-    case KILN_CC_BUILD_FAILED:
-    case KILN_CC_INTERNAL:
-    default:
-        err = KILN_ERR(CL_BUILD_PROGRAM_FAILURE, "see the build log");
-        break;
-    }
+                 compile                 ? "compiled to an object"
+                 : input                 ? "linked from its binary"
+                 : cc->from_cache(built) ? "loaded from the kernel cache"
+                                         : "compiled");
 
     pthread_mutex_lock(&p->lock);
     struct kiln_cc_program *old = p->built;
-    p->built = built;
+    /* A binary's object or library stays when linking it failed. */
+    if (input && !built)
+        old = NULL;
+    else
+        p->built = built;
     free(p->log);
     p->log = log;
     free(p->options);
@@ -204,7 +245,7 @@ cl_int CL_API_CALL clBuildProgram(cl_program program, cl_uint num_devices,
         err = KILN_ERR(CL_INVALID_OPERATION, "the program has no source or binary to build");
     if (err != CL_SUCCESS)
         return err;
-    err = build(program, options);
+    err = build(program, options, false, NULL, 0);
     /* The build is synchronous; the callback comes when it has ended, success or not. */
     if (pfn_notify)
         pfn_notify(program, user_data);
@@ -287,7 +328,9 @@ cl_int CL_API_CALL clGetProgramInfo(cl_program p, cl_program_info param_name,
     cl_bool no = CL_FALSE;
     const struct kiln_cc_interface *cc = NULL;
     pthread_mutex_lock(&p->lock);
-    bool built = p->built != NULL && p->status == CL_BUILD_SUCCESS;
+    bool built = p->built != NULL && p->status == CL_BUILD_SUCCESS &&
+                 kiln_rt_compiler(&cc) == CL_SUCCESS &&
+                 cc->kind(p->built, NULL) == KILN_CC_EXECUTABLE;
     /* A binary program has its binary before clBuildProgram, as it was given. */
     bool has_binary = p->built != NULL;
     pthread_mutex_unlock(&p->lock);
@@ -324,14 +367,12 @@ cl_int CL_API_CALL clGetProgramInfo(cl_program p, cl_program_info param_name,
         return program_binaries(p, has_binary, param_value_size, param_value, param_value_size_ret);
     case CL_PROGRAM_NUM_KERNELS:
         if (!built)
-            return KILN_ERR(CL_INVALID_PROGRAM_EXECUTABLE, "the program is not built");
-        if ((err = kiln_rt_compiler(&cc)) != CL_SUCCESS)
-            return err;
+            return KILN_ERR(CL_INVALID_PROGRAM_EXECUTABLE, "the program is not an executable");
         sz = cc->num_kernels(p->built);
         return kiln_rt_info(&sz, sizeof(sz), param_value_size, param_value, param_value_size_ret);
     case CL_PROGRAM_KERNEL_NAMES: {
         if (!built)
-            return KILN_ERR(CL_INVALID_PROGRAM_EXECUTABLE, "the program is not built");
+            return KILN_ERR(CL_INVALID_PROGRAM_EXECUTABLE, "the program is not an executable");
         char *names = kernel_names(p);
         if (!names)
             return KILN_ERR(CL_OUT_OF_HOST_MEMORY, "kernel names");
@@ -361,6 +402,7 @@ cl_int CL_API_CALL clGetProgramBuildInfo(cl_program p, cl_device_id device,
     cl_build_status status;
     cl_program_binary_type type;
     size_t zero = 0;
+    const struct kiln_cc_interface *cc = NULL;
     pthread_mutex_lock(&p->lock);
     switch (param_name) {
     case CL_PROGRAM_BUILD_STATUS:
@@ -377,7 +419,20 @@ cl_int CL_API_CALL clGetProgramBuildInfo(cl_program p, cl_device_id device,
                                param_value_size_ret);
         break;
     case CL_PROGRAM_BINARY_TYPE:
-        type = p->built ? CL_PROGRAM_BINARY_TYPE_EXECUTABLE : CL_PROGRAM_BINARY_TYPE_NONE;
+        type = CL_PROGRAM_BINARY_TYPE_NONE;
+        if (p->built && kiln_rt_compiler(&cc) == CL_SUCCESS) {
+            switch (cc->kind(p->built, NULL)) {
+            case KILN_CC_EXECUTABLE:
+                type = CL_PROGRAM_BINARY_TYPE_EXECUTABLE;
+                break;
+            case KILN_CC_OBJECT:
+                type = CL_PROGRAM_BINARY_TYPE_COMPILED_OBJECT;
+                break;
+            case KILN_CC_LIBRARY:
+                type = CL_PROGRAM_BINARY_TYPE_LIBRARY;
+                break;
+            }
+        }
         err =
             kiln_rt_info(&type, sizeof(type), param_value_size, param_value, param_value_size_ret);
         break;
@@ -503,6 +558,38 @@ cl_program CL_API_CALL clCreateProgramWithBuiltInKernels(cl_context context, cl_
     return NULL;
 }
 
+/* Checks clCompileProgram's input headers; *out gets their names and texts. */
+static cl_int check_headers(cl_uint n, const cl_program *headers, const char **names,
+                            struct kiln_cc_header **out)
+{
+    *out = NULL;
+    if (n == 0 && (headers || names))
+        return KILN_ERR(CL_INVALID_VALUE, "no input headers, but input_headers %p, names %p",
+                        (void *)headers, (void *)names);
+    if (n && (!headers || !names))
+        return KILN_ERR(CL_INVALID_VALUE, "%u input headers, input_headers %p, names %p", n,
+                        (void *)headers, (void *)names);
+    for (cl_uint i = 0; i < n; i++) {
+        cl_int err = kiln_rt_check_program(headers[i]);
+        if (err != CL_SUCCESS)
+            return err;
+        if (!names[i])
+            return KILN_ERR(CL_INVALID_VALUE, "header_include_names[%u] is NULL", i);
+        if (!headers[i]->source)
+            return KILN_ERR(CL_INVALID_OPERATION, "input header %u (%s) has no source", i,
+                            names[i]);
+    }
+    if (n == 0)
+        return CL_SUCCESS;
+    *out = malloc(n * sizeof(**out));
+    if (!*out)
+        return KILN_ERR(CL_OUT_OF_HOST_MEMORY, "%u input headers", n);
+    /* A program's source never changes once created. */
+    for (cl_uint i = 0; i < n; i++)
+        (*out)[i] = (struct kiln_cc_header){names[i], headers[i]->source};
+    return CL_SUCCESS;
+}
+
 cl_int CL_API_CALL clCompileProgram(cl_program program, cl_uint num_devices,
                                     const cl_device_id *device_list, const char *options,
                                     cl_uint num_input_headers, const cl_program *input_headers,
@@ -510,40 +597,152 @@ cl_int CL_API_CALL clCompileProgram(cl_program program, cl_uint num_devices,
                                     void(CL_CALLBACK *pfn_notify)(cl_program, void *),
                                     void *user_data)
 {
-    (void)options;
-    (void)num_input_headers;
-    (void)input_headers;
-    (void)header_include_names;
+    struct kiln_cc_header *headers = NULL;
     cl_int err = kiln_rt_check_program(program);
     if (err == CL_SUCCESS)
         err = check_program_devices(program, num_devices, device_list);
     if (err == CL_SUCCESS && pfn_notify == NULL && user_data != NULL)
         err = KILN_ERR(CL_INVALID_VALUE, "user_data without pfn_notify");
+    if (err == CL_SUCCESS && program->source == NULL)
+        err = KILN_ERR(CL_INVALID_OPERATION, "the program has no source to compile");
     if (err == CL_SUCCESS)
-        err = KILN_ERR(CL_INVALID_OPERATION,
-                       "separate compilation is not supported yet (see docs/status.md)");
+        err = check_headers(num_input_headers, input_headers, header_include_names, &headers);
+    if (err != CL_SUCCESS)
+        return err;
+    err = build(program, options, true, headers, num_input_headers);
+    free(headers);
+    /* Synchronous, like clBuildProgram: the callback comes when it has ended. */
+    if (pfn_notify)
+        pfn_notify(program, user_data);
     return err;
 }
 
+/*
+ * The compiled programs of clLinkProgram's inputs, each a compiled object or a
+ * library whose compilation has ended; *out is malloc()ed.
+ */
+static cl_int link_inputs(const struct kiln_cc_interface *cc, cl_context context, cl_uint n,
+                          const cl_program *inputs, const struct kiln_cc_program ***out)
+{
+    const struct kiln_cc_program **built = malloc(n * sizeof(*built));
+    if (!built)
+        return KILN_ERR(CL_OUT_OF_HOST_MEMORY, "%u input programs", n);
+    cl_int err = CL_SUCCESS;
+    for (cl_uint i = 0; err == CL_SUCCESS && i < n; i++) {
+        cl_program in = inputs[i];
+        if (in->context != context) {
+            err = KILN_ERR(CL_INVALID_PROGRAM, "input program %u is of another context", i);
+            break;
+        }
+        pthread_mutex_lock(&in->lock);
+        built[i] = in->built;
+        bool busy = in->status == CL_BUILD_IN_PROGRESS;
+        pthread_mutex_unlock(&in->lock);
+        if (busy)
+            err = KILN_ERR(CL_INVALID_OPERATION, "input program %u is being built", i);
+        else if (!built[i] || cc->kind(built[i], NULL) == KILN_CC_EXECUTABLE)
+            err = KILN_ERR(CL_INVALID_OPERATION,
+                           "input program %u is not a compiled object or library", i);
+    }
+    if (err != CL_SUCCESS) {
+        free(built);
+        return err;
+    }
+    *out = built;
+    return CL_SUCCESS;
+}
+
+/*
+ * The linked program's status, log and options come from the link, like a build's;
+ * it belongs to every device of its context. A link that could start but failed
+ * still gives a program, with CL_BUILD_ERROR and its log (errcode
+ * CL_LINK_PROGRAM_FAILURE), as the specification asks.
+ */
 cl_program CL_API_CALL clLinkProgram(cl_context context, cl_uint num_devices,
                                      const cl_device_id *device_list, const char *options,
                                      cl_uint num_input_programs, const cl_program *input_programs,
                                      void(CL_CALLBACK *pfn_notify)(cl_program, void *),
                                      void *user_data, cl_int *errcode_ret)
 {
-    (void)num_devices;
-    (void)device_list;
-    (void)options;
-    (void)pfn_notify;
-    (void)user_data;
+    const struct kiln_cc_interface *cc = NULL;
+    const struct kiln_cc_program **inputs = NULL;
+    struct kiln_cc_program *built = NULL;
+    char *log = NULL, *opts = NULL;
+    cl_program p = NULL;
     cl_int err = kiln_rt_check_context(context);
+    if (err == CL_SUCCESS && (num_devices == 0) != (device_list == NULL))
+        err = KILN_ERR(CL_INVALID_VALUE, "num_devices %u with device_list %p", num_devices,
+                       (void *)device_list);
+    for (cl_uint i = 0; err == CL_SUCCESS && i < num_devices; i++) {
+        err = kiln_rt_check_device(device_list[i]);
+        if (err == CL_SUCCESS)
+            err = kiln_rt_context_has_device(context, device_list[i]);
+    }
     if (err == CL_SUCCESS && (num_input_programs == 0 || input_programs == NULL))
         err = KILN_ERR(CL_INVALID_VALUE, "num_input_programs %u, input_programs %p",
                        num_input_programs, (void *)input_programs);
+    if (err == CL_SUCCESS && pfn_notify == NULL && user_data != NULL)
+        err = KILN_ERR(CL_INVALID_VALUE, "user_data without pfn_notify");
+    for (cl_uint i = 0; err == CL_SUCCESS && i < num_input_programs; i++)
+        err = kiln_rt_check_program(input_programs[i]);
     if (err == CL_SUCCESS)
-        err = KILN_ERR(CL_LINKER_NOT_AVAILABLE, "the device reports no linker");
+        err = kiln_rt_compiler(&cc);
+    if (err == CL_SUCCESS)
+        err = link_inputs(cc, context, num_input_programs, input_programs, &inputs);
+    if (err == CL_SUCCESS && !(opts = strdup(options ? options : "")))
+        err = KILN_ERR(CL_OUT_OF_HOST_MEMORY, "link options");
+    if (err != CL_SUCCESS) {
+        free(inputs);
+        kiln_set_errcode(errcode_ret, err);
+        return NULL;
+    }
+    /*
+     * The inputs' compiled programs are immutable; the application must not rebuild
+     * an input while it is being linked (§5.8.4: its result would be undefined).
+     */
+    enum kiln_cc_status st = cc->link(inputs, num_input_programs, opts, &built, &log);
+    free(inputs);
+    switch (st) {
+    case KILN_CC_OK:
+        err = CL_SUCCESS;
+        KILN_LOG(KILN_DBG_CC, "linked %u programs", num_input_programs);
+        break;
+    case KILN_CC_INVALID_OPTIONS:
+        err = KILN_ERR(CL_INVALID_LINKER_OPTIONS, "options \"%s\" rejected: %.*s", opts,
+                       log ? (int)strcspn(log, "\n") : 0, log ? log : "");
+        break;
+    case KILN_CC_OUT_OF_MEMORY:
+        err = KILN_ERR(CL_OUT_OF_HOST_MEMORY, "while linking");
+        break;
+    default:
+        err = KILN_ERR(CL_LINK_PROGRAM_FAILURE, "see the build log");
+        break;
+    }
+    if (err == CL_SUCCESS || err == CL_LINK_PROGRAM_FAILURE) {
+        p = calloc(1, sizeof(*p));
+        if (!p)
+            err = KILN_ERR(CL_OUT_OF_HOST_MEMORY, "program object");
+    }
+    if (p) {
+        pthread_mutex_init(&p->lock, NULL);
+        kiln_rt_obj_init(&p->obj, KILN_TAG_PROGRAM, program_destroy);
+        p->context = context;
+        kiln_rt_obj_hold(&context->obj);
+        p->status = err == CL_SUCCESS ? CL_BUILD_SUCCESS : CL_BUILD_ERROR;
+        p->built = built;
+        p->log = log;
+        p->options = opts;
+        atomic_init(&p->num_kernel_objs, 0);
+    } else {
+        if (built)
+            cc->destroy(built);
+        free(log);
+        free(opts);
+    }
     kiln_set_errcode(errcode_ret, err);
-    return NULL;
+    if (p && pfn_notify)
+        pfn_notify(p, user_data);
+    return p;
 }
 
 cl_int CL_API_CALL clSetProgramReleaseCallback(cl_program program,
@@ -567,6 +766,7 @@ cl_int CL_API_CALL clSetProgramSpecializationConstant(cl_program program, cl_uin
     (void)spec_size;
     (void)spec_value;
     cl_int err = kiln_rt_check_program(program);
+    /* §5.8.3: a program none of whose devices takes IL is CL_INVALID_OPERATION. */
     if (err == CL_SUCCESS)
         err = KILN_ERR(CL_INVALID_OPERATION, "the device does not support IL programs");
     return err;

@@ -432,6 +432,9 @@ cl_int kiln_rt_mem_create(cl_context ctx, cl_mem_object_type type, cl_mem_flags 
 
 /* ---- programs and kernels (program.c, kernel.c, compiler.c) --------------------- */
 
+/* Built (or compiled, for part of it) with -cl-uniform-work-group-size; p->lock held. */
+bool kiln_rt_program_uniform(cl_program p);
+
 struct _cl_program {
     struct kiln_object obj;
     cl_context context; /* held */

@@ -89,11 +89,25 @@ struct kiln_cc_options {
     char **cc1_args; /* malloc()ed strings for cc1, in order */
     size_t num_cc1_args;
     bool opt_disable; /* -cl-opt-disable: no IR optimisation, fast code generation */
+    bool uniform_wg;  /* -cl-uniform-work-group-size */
 };
 
 enum kiln_cc_status kiln_cc_options_parse(const char *options, struct kiln_cc_options *out,
                                           struct kiln_cc_log *log);
 void kiln_cc_options_fini(struct kiln_cc_options *opts);
+
+/* Link options (OpenCL 3.0 API §5.8.7), parsed by options.c. */
+struct kiln_cc_link_options {
+    bool create_library;      /* -create-library */
+    bool enable_link_options; /* -enable-link-options (only with -create-library) */
+    bool no_signed_zeros;     /* -cl-no-signed-zeros, implied by the two below */
+    bool unsafe_math;         /* -cl-unsafe-math-optimizations, implied by fast-relaxed */
+    bool finite_math;         /* -cl-finite-math-only, implied by fast-relaxed */
+};
+
+enum kiln_cc_status kiln_cc_link_options_parse(const char *options,
+                                               struct kiln_cc_link_options *out,
+                                               struct kiln_cc_log *log);
 
 /* Host facts computed once by kiln_cc_init(). */
 struct kiln_cc_host {
@@ -115,6 +129,11 @@ struct kiln_cc_program {
     uint8_t *binary;             /* the program as a container (container.c), malloc()ed */
     size_t binary_size;
     bool from_cache; /* build() found it in the kernel cache */
+    enum kiln_cc_kind kind;
+    unsigned flags; /* KILN_CC_FLAG_* */
+    /* KILN_CC_OBJECT and KILN_CC_LIBRARY: the module as bitcode, malloc()ed; no JIT. */
+    uint8_t *bitcode;
+    size_t bitcode_size;
 };
 
 /* State of one build, passed from stage to stage. */
@@ -134,6 +153,8 @@ struct kiln_cc_build {
      */
     LLVMValueRef *bodies;
     LLVMTargetMachineRef tm;
+    const struct kiln_cc_header *headers; /* compile(): in-memory headers for #include */
+    unsigned num_headers;
     unsigned id;          /* numbers this build's IR dumps */
     const char *dump_dir; /* KILN_DUMP_IR, or NULL */
 };
@@ -160,7 +181,7 @@ enum kiln_cc_status kiln_cc_jit_load_object(struct kiln_cc_program *p, struct ki
                                             const char *const *wg_names);
 
 /* The program container (container.c). Bump the version with any change to it. */
-#define KILN_CC_CONTAINER_VERSION 2
+#define KILN_CC_CONTAINER_VERSION 3
 #define KILN_CC_CONTAINER_HEADER  104
 struct kiln_cc_container {
     uint8_t key[KILN_CC_HASH_SIZE];

@@ -21,6 +21,9 @@
 #include "kiln_cc_cl_flags.h"
 
 #include <llvm-c/Analysis.h>
+#include <llvm-c/BitReader.h>
+#include <llvm-c/BitWriter.h>
+#include <llvm-c/Linker.h>
 #include <llvm-c/Target.h>
 
 #include <pthread.h>
@@ -138,9 +141,43 @@ static enum kiln_cc_status keep_container(struct kiln_cc_build *b, LLVMMemoryBuf
     return status;
 }
 
-/* Runs every stage after the front end; the module and context are b's. */
-static enum kiln_cc_status run_stages(struct kiln_cc_build *b, const char *source,
-                                      const uint8_t key[KILN_CC_HASH_SIZE])
+/*
+ * clLinkProgram: a function (or variable) the linked objects and libraries use but
+ * none defines.
+ * Runs after the kernel library is linked; what may stay undefined is what later
+ * stages replace (the library's hooks, barriers, printf) and LLVM's intrinsics.
+ */
+static enum kiln_cc_status check_undefined(struct kiln_cc_build *b)
+{
+    enum kiln_cc_status status = KILN_CC_OK;
+    for (LLVMValueRef f = LLVMGetFirstFunction(b->mod); f; f = LLVMGetNextFunction(f)) {
+        const char *name = LLVMGetValueName(f);
+        if (!LLVMIsDeclaration(f) || LLVMGetIntrinsicID(f) != 0 || !LLVMGetFirstUse(f) ||
+            strncmp(name, "llvm.", 5) == 0 || strncmp(name, "__kiln_", 7) == 0 ||
+            strcmp(name, "printf") == 0 || kiln_cc_is_barrier(f))
+            continue;
+        char base[256];
+        kiln_cc_base_name(name, base, sizeof(base));
+        kiln_cc_log_printf(b->log, "error: undefined function '%s' (symbol %s)\n", base, name);
+        status = KILN_CC_BUILD_FAILED;
+    }
+    for (LLVMValueRef g = LLVMGetFirstGlobal(b->mod); g; g = LLVMGetNextGlobal(g)) {
+        const char *name = LLVMGetValueName(g);
+        if (!LLVMIsDeclaration(g) || !LLVMGetFirstUse(g) || strncmp(name, "llvm.", 5) == 0)
+            continue;
+        kiln_cc_log_printf(b->log, "error: undefined variable '%s'\n", name);
+        status = KILN_CC_BUILD_FAILED;
+    }
+    return status;
+}
+
+/*
+ * Runs every stage after the front end on b's module: kernels, library, ...,
+ * code generation and loading. `check_links` (clLinkProgram) refuses undefined
+ * functions and variables once the library is in.
+ */
+static enum kiln_cc_status run_back_stages(struct kiln_cc_build *b, bool check_links,
+                                           const uint8_t key[KILN_CC_HASH_SIZE])
 {
     static const struct {
         const char *name;
@@ -151,12 +188,11 @@ static enum kiln_cc_status run_stages(struct kiln_cc_build *b, const char *sourc
         {"locals", kiln_cc_lower_local},   {"checked", kiln_cc_check_support},
         {"optimized", kiln_cc_optimize},
     };
-    enum kiln_cc_status status = kiln_cc_frontend_run(b, source);
-    if (status != KILN_CC_OK)
-        return status;
-    dump_stage(b, 0, "frontend");
+    enum kiln_cc_status status;
     for (size_t i = 0; i < sizeof(stages) / sizeof(stages[0]); i++) {
         status = stages[i].run(b);
+        if (status == KILN_CC_OK && check_links && stages[i].run == kiln_cc_link_library)
+            status = check_undefined(b);
         if (status != KILN_CC_OK)
             return status;
         dump_stage(b, (unsigned)i + 1, stages[i].name);
@@ -174,6 +210,17 @@ static enum kiln_cc_status run_stages(struct kiln_cc_build *b, const char *sourc
         return status;
     }
     return kiln_cc_jit_load(b, object);
+}
+
+/* The front end, then every other stage. */
+static enum kiln_cc_status run_stages(struct kiln_cc_build *b, const char *source,
+                                      const uint8_t key[KILN_CC_HASH_SIZE])
+{
+    enum kiln_cc_status status = kiln_cc_frontend_run(b, source);
+    if (status != KILN_CC_OK)
+        return status;
+    dump_stage(b, 0, "frontend");
+    return run_back_stages(b, false, key);
 }
 
 static void destroy(struct kiln_cc_program *p);
@@ -201,7 +248,7 @@ static struct kiln_cc_program *cache_lookup(const uint8_t key[KILN_CC_HASH_SIZE]
     struct kiln_cc_program *p = calloc(1, sizeof(*p));
     char *stored_log = NULL;
     if (p && kiln_cc_container_load(data, size, key, p, &scratch, &stored_log) == KILN_CC_OK &&
-        !scratch.out_of_memory) {
+        !scratch.out_of_memory && p->kind == KILN_CC_EXECUTABLE) {
         p->jit_log = NULL;
         p->binary = data;
         p->binary_size = size;
@@ -228,6 +275,7 @@ static void destroy(struct kiln_cc_program *p)
     kiln_cc_kernels_free(p);
     free(p->assembly);
     free(p->binary);
+    free(p->bitcode);
     free(p);
 }
 
@@ -276,6 +324,7 @@ static enum kiln_cc_status build(const char *source, const char *options,
     }
     LLVMContextSetDiagnosticHandler(b.ctx, diagnostic_to_log, &log);
     b.id = atomic_fetch_add_explicit(&build_counter, 1, memory_order_relaxed);
+    b.prog->flags = opts.uniform_wg ? KILN_CC_FLAG_UNIFORM_WG : 0;
 
     status = run_stages(&b, source, key);
     if (b.prog->jit_log)
@@ -381,6 +430,266 @@ static int from_cache(const struct kiln_cc_program *p)
     return p->from_cache;
 }
 
+/* Disposes what a build made besides its program. */
+static void release_build(struct kiln_cc_build *b)
+{
+    if (b->mod)
+        LLVMDisposeModule(b->mod);
+    if (b->tm)
+        LLVMDisposeTargetMachine(b->tm);
+    if (b->ctx)
+        LLVMContextDispose(b->ctx);
+    free(b->wrappers);
+    free(b->bodies);
+    free(b->kernel_fns);
+}
+
+/* Hands the program (on success) and the log to the caller, as build() does. */
+static enum kiln_cc_status finish(enum kiln_cc_status status, struct kiln_cc_program *p,
+                                  struct kiln_cc_log *log, struct kiln_cc_program **out,
+                                  char **log_out)
+{
+    if (status == KILN_CC_OK && log->out_of_memory)
+        status = KILN_CC_OUT_OF_MEMORY;
+    if (status != KILN_CC_OK) {
+        destroy(p);
+        p = NULL;
+    }
+    *log_out = kiln_cc_log_take(log);
+    if (!*log_out && status == KILN_CC_OK) {
+        destroy(p);
+        return KILN_CC_OUT_OF_MEMORY;
+    }
+    if (status == KILN_CC_OK)
+        *out = p;
+    return status;
+}
+
+/* Makes b's module the bitcode of an object or library program and its container. */
+static enum kiln_cc_status keep_bitcode(struct kiln_cc_build *b, enum kiln_cc_kind kind)
+{
+    struct kiln_cc_program *p = b->prog;
+    LLVMMemoryBufferRef buf = LLVMWriteBitcodeToMemoryBuffer(b->mod);
+    if (!buf)
+        return KILN_CC_OUT_OF_MEMORY;
+    size_t size = LLVMGetBufferSize(buf);
+    p->kind = kind;
+    p->bitcode = malloc(size ? size : 1);
+    if (!p->bitcode) {
+        LLVMDisposeMemoryBuffer(buf);
+        return KILN_CC_OUT_OF_MEMORY;
+    }
+    memcpy(p->bitcode, LLVMGetBufferStart(buf), size);
+    p->bitcode_size = size;
+    LLVMDisposeMemoryBuffer(buf);
+    /* The key of a bitcode container only names its contents. */
+    uint8_t key[KILN_CC_HASH_SIZE];
+    kiln_cc_sha256(p->bitcode, size, key);
+    return kiln_cc_container_write(p, NULL, b->log->text ? b->log->text : "", key, p->bitcode, size,
+                                   &p->binary, &p->binary_size);
+}
+
+/* A new build of its own context, diagnostics into `log`; KILN_CC_OK or out of memory. */
+static enum kiln_cc_status start_build(struct kiln_cc_build *b, struct kiln_cc_log *log)
+{
+    b->log = log;
+    b->dump_dir = getenv("KILN_DUMP_IR");
+    if (b->dump_dir && !*b->dump_dir)
+        b->dump_dir = NULL;
+    b->prog = calloc(1, sizeof(*b->prog));
+    b->ctx = LLVMContextCreate();
+    if (!b->prog || !b->ctx)
+        return KILN_CC_OUT_OF_MEMORY;
+    LLVMContextSetDiagnosticHandler(b->ctx, diagnostic_to_log, log);
+    b->id = atomic_fetch_add_explicit(&build_counter, 1, memory_order_relaxed);
+    return KILN_CC_OK;
+}
+
+static enum kiln_cc_status compile(const char *source, const char *options,
+                                   const struct kiln_cc_header *headers, unsigned num_headers,
+                                   struct kiln_cc_program **out, char **log_out)
+{
+    struct kiln_cc_log log;
+    struct kiln_cc_options opts;
+    struct kiln_cc_build b = {0};
+    enum kiln_cc_status status;
+
+    kiln_cc_log_init(&log);
+    if (!kiln_cc_init()) {
+        kiln_cc_log_append(&log, "error: LLVM has no code generator for this host\n");
+        return finish(KILN_CC_INTERNAL, NULL, &log, out, log_out);
+    }
+    status = kiln_cc_options_parse(options, &opts, &log);
+    if (status != KILN_CC_OK)
+        return finish(status, NULL, &log, out, log_out);
+    b.opts = &opts;
+    b.headers = headers;
+    b.num_headers = num_headers;
+    status = start_build(&b, &log);
+    if (status == KILN_CC_OK)
+        status = kiln_cc_frontend_run(&b, source);
+    if (status == KILN_CC_OK) {
+        dump_stage(&b, 0, "frontend");
+        b.prog->flags = (opts.uniform_wg ? KILN_CC_FLAG_UNIFORM_WG : 0) |
+                        (opts.opt_disable ? KILN_CC_FLAG_OPT_DISABLE : 0);
+        status = keep_bitcode(&b, KILN_CC_OBJECT);
+    }
+    release_build(&b);
+    kiln_cc_options_fini(&opts);
+    return finish(status, b.prog, &log, out, log_out);
+}
+
+static void set_attr(LLVMContextRef ctx, LLVMValueRef fn, const char *kind)
+{
+    LLVMAttributeRef a = LLVMCreateStringAttribute(ctx, kind, (unsigned)strlen(kind), "true", 4);
+    LLVMAddAttributeAtIndex(fn, LLVMAttributeFunctionIndex, a);
+}
+
+/*
+ * The program-linking math options, as the attributes Clang gives every function
+ * built with the same options; optimisation and code generation honour them.
+ */
+static void apply_link_options(LLVMContextRef ctx, LLVMModuleRef m,
+                               const struct kiln_cc_link_options *lo)
+{
+    for (LLVMValueRef f = LLVMGetFirstFunction(m); f; f = LLVMGetNextFunction(f)) {
+        if (LLVMIsDeclaration(f))
+            continue;
+        if (lo->no_signed_zeros)
+            set_attr(ctx, f, "no-signed-zeros-fp-math");
+        if (lo->unsafe_math) {
+            set_attr(ctx, f, "unsafe-fp-math");
+            set_attr(ctx, f, "approx-func-fp-math");
+        }
+        if (lo->finite_math) {
+            set_attr(ctx, f, "no-infs-fp-math");
+            set_attr(ctx, f, "no-nans-fp-math");
+        }
+    }
+}
+
+/* A function or variable both modules define with external linkage: the log names each. */
+static bool find_duplicates(struct kiln_cc_build *b, LLVMModuleRef m)
+{
+    bool found = false;
+    for (LLVMValueRef f = LLVMGetFirstFunction(m); f; f = LLVMGetNextFunction(f)) {
+        if (LLVMIsDeclaration(f) || LLVMGetLinkage(f) != LLVMExternalLinkage)
+            continue;
+        const char *name = LLVMGetValueName(f);
+        LLVMValueRef g = LLVMGetNamedFunction(b->mod, name);
+        if (!g || LLVMIsDeclaration(g) || LLVMGetLinkage(g) != LLVMExternalLinkage)
+            continue;
+        char base[256];
+        kiln_cc_base_name(name, base, sizeof(base));
+        kiln_cc_log_printf(b->log, "error: duplicate definition of function '%s' (symbol %s)\n",
+                           base, name);
+        found = true;
+    }
+    for (LLVMValueRef v = LLVMGetFirstGlobal(m); v; v = LLVMGetNextGlobal(v)) {
+        if (LLVMIsDeclaration(v) || LLVMGetLinkage(v) != LLVMExternalLinkage)
+            continue;
+        const char *name = LLVMGetValueName(v);
+        LLVMValueRef g = LLVMGetNamedGlobal(b->mod, name);
+        if (!g || LLVMIsDeclaration(g) || LLVMGetLinkage(g) != LLVMExternalLinkage)
+            continue;
+        kiln_cc_log_printf(b->log, "error: duplicate definition of variable '%s'\n", name);
+        found = true;
+    }
+    return found;
+}
+
+/* Parses input i's bitcode into b's context and links it into b->mod. */
+static enum kiln_cc_status link_input(struct kiln_cc_build *b, const struct kiln_cc_program *in,
+                                      unsigned i, const struct kiln_cc_link_options *lo)
+{
+    LLVMMemoryBufferRef buf = LLVMCreateMemoryBufferWithMemoryRange(
+        (const char *)in->bitcode, in->bitcode_size, "kiln-link-input", 0);
+    LLVMModuleRef m;
+    if (!buf)
+        return KILN_CC_OUT_OF_MEMORY;
+    /* Parsing does not take the buffer. */
+    bool bad = LLVMParseBitcodeInContext2(b->ctx, buf, &m);
+    LLVMDisposeMemoryBuffer(buf);
+    if (bad) {
+        kiln_cc_log_printf(b->log, "error: input %u holds no valid bitcode\n", i);
+        return KILN_CC_INTERNAL;
+    }
+    /* §5.8.7: the options apply to objects, and to libraries only when they allow it. */
+    if (in->kind == KILN_CC_OBJECT || (in->flags & KILN_CC_FLAG_LINK_OPTIONS))
+        apply_link_options(b->ctx, m, lo);
+    if (!b->mod) {
+        b->mod = m;
+        return KILN_CC_OK;
+    }
+    if (find_duplicates(b, m)) {
+        LLVMDisposeModule(m);
+        return KILN_CC_BUILD_FAILED;
+    }
+    /* Consumes m, even on failure; LLVM's reason went to the log. */
+    if (LLVMLinkModules2(b->mod, m)) {
+        kiln_cc_log_printf(b->log, "error: input %u could not be linked\n", i);
+        return KILN_CC_BUILD_FAILED;
+    }
+    return KILN_CC_OK;
+}
+
+static enum kiln_cc_status link(const struct kiln_cc_program *const *inputs, unsigned num_inputs,
+                                const char *options, struct kiln_cc_program **out, char **log_out)
+{
+    struct kiln_cc_log log;
+    struct kiln_cc_link_options lo;
+    struct kiln_cc_options opts = {0};
+    struct kiln_cc_build b = {0};
+    enum kiln_cc_status status;
+    unsigned flags = 0;
+
+    kiln_cc_log_init(&log);
+    b.host = kiln_cc_init();
+    if (!b.host) {
+        kiln_cc_log_append(&log, "error: LLVM has no code generator for this host\n");
+        return finish(KILN_CC_INTERNAL, NULL, &log, out, log_out);
+    }
+    status = kiln_cc_link_options_parse(options, &lo, &log);
+    for (unsigned i = 0; status == KILN_CC_OK && i < num_inputs; i++) {
+        if (inputs[i]->kind == KILN_CC_EXECUTABLE || !inputs[i]->bitcode) {
+            kiln_cc_log_printf(&log, "error: input %u is not a compiled object or library\n", i);
+            status = KILN_CC_INTERNAL;
+        }
+        flags |= inputs[i]->flags & (KILN_CC_FLAG_UNIFORM_WG | KILN_CC_FLAG_OPT_DISABLE);
+    }
+    if (status != KILN_CC_OK)
+        return finish(status, NULL, &log, out, log_out);
+    opts.opt_disable = (flags & KILN_CC_FLAG_OPT_DISABLE) != 0;
+    opts.uniform_wg = (flags & KILN_CC_FLAG_UNIFORM_WG) != 0;
+    b.opts = &opts;
+    status = start_build(&b, &log);
+    for (unsigned i = 0; status == KILN_CC_OK && i < num_inputs; i++)
+        status = link_input(&b, inputs[i], i, &lo);
+    if (status == KILN_CC_OK) {
+        dump_stage(&b, 0, "linked-inputs");
+        b.prog->flags = flags;
+        if (lo.create_library) {
+            if (lo.enable_link_options)
+                b.prog->flags |= KILN_CC_FLAG_LINK_OPTIONS;
+            status = keep_bitcode(&b, KILN_CC_LIBRARY);
+        } else {
+            b.tm = create_target_machine(&opts);
+            uint8_t key[KILN_CC_HASH_SIZE] = {0};
+            status = b.tm ? run_back_stages(&b, true, key) : KILN_CC_OUT_OF_MEMORY;
+            b.prog->jit_log = NULL;
+        }
+    }
+    release_build(&b);
+    return finish(status, b.prog, &log, out, log_out);
+}
+
+static enum kiln_cc_kind kind(const struct kiln_cc_program *p, unsigned *flags)
+{
+    if (flags)
+        *flags = p->flags;
+    return p->kind;
+}
+
 static const struct kiln_cc_interface interface = {
     .abi_version = KILN_CC_ABI_VERSION,
     .build = build,
@@ -391,6 +700,9 @@ static const struct kiln_cc_interface interface = {
     .binary = binary,
     .load_binary = load_binary,
     .from_cache = from_cache,
+    .compile = compile,
+    .link = link,
+    .kind = kind,
 };
 
 __attribute__((visibility("default"))) const struct kiln_cc_interface *kiln_cc_interface(void)

@@ -14,8 +14,10 @@
  *   72  u8[32] SHA-256 of bytes 0..71 and of the three sections
  *   104 target: "cpu;features;llvm version;kiln build id", compared byte for byte
  *       with this process's before anything else is read
- *       info: the kernel descriptions and the build log
- *       object: the ELF object the code generator emitted
+ *       info: the program's kind and flags, the kernel descriptions and the build log
+ *       object: the ELF object the code generator emitted or, for a compiled object
+ *       or a library (clCompileProgram, clLinkProgram -create-library), its LLVM
+ *       bitcode; those have no kernel descriptions
  *
  * The reader checks the lengths against the size it was given and the checksum
  * before it parses a single description, and then bounds-checks every field, so a
@@ -133,6 +135,8 @@ static char *get_str(struct in *in)
 static void put_info(struct out *o, const struct kiln_cc_program *p, const char *const *wg_names,
                      const char *log)
 {
+    put_u32(o, (uint32_t)p->kind);
+    put_u32(o, p->flags);
     put_u32(o, p->num_kernels);
     for (unsigned i = 0; i < p->num_kernels; i++) {
         const struct kiln_cc_kernel *k = &p->kernels[i];
@@ -259,7 +263,14 @@ enum kiln_cc_status kiln_cc_container_check(const uint8_t *data, size_t size,
 /* Reads the kernel descriptions into p (which kiln_cc_kernels_free can free at any point). */
 static bool read_info(struct in *in, struct kiln_cc_program *p, char ***wg_names, char **log)
 {
+    uint64_t kind = get_n(in, 4);
+    if (kind > KILN_CC_LIBRARY)
+        return false;
+    p->kind = (enum kiln_cc_kind)kind;
+    p->flags = (unsigned)get_n(in, 4);
     uint64_t n = get_n(in, 4);
+    if (p->kind != KILN_CC_EXECUTABLE && n != 0)
+        return false;
     /* Each kernel takes well over 4 bytes, so more than the bytes left is a lie. */
     if (in->bad || n > (uint64_t)(in->end - in->at))
         return false;
@@ -329,6 +340,17 @@ enum kiln_cc_status kiln_cc_container_load(const uint8_t *data, size_t size, con
     if (!read_info(&in, p, &wg_names, stored_log)) {
         kiln_cc_log_append(log, "error: Kiln binary has malformed kernel descriptions\n");
         status = KILN_CC_INVALID_BINARY;
+        goto out_free_names;
+    }
+    if (p->kind != KILN_CC_EXECUTABLE) {
+        /* Bitcode, parsed only when linked. */
+        p->bitcode = malloc(c.object_size ? c.object_size : 1);
+        if (!p->bitcode) {
+            status = KILN_CC_OUT_OF_MEMORY;
+            goto out_free_names;
+        }
+        memcpy(p->bitcode, c.object, c.object_size);
+        p->bitcode_size = c.object_size;
         goto out_free_names;
     }
     LLVMMemoryBufferRef object = LLVMCreateMemoryBufferWithMemoryRangeCopy(

@@ -7,14 +7,21 @@
  * options, so builtins and kernels always agree on names and argument lowering.
  * Clang's OpenCL base header is embedded and served from a virtual directory, so a
  * machine with only the Clang and LLVM shared libraries can build kernels.
+ *
+ * clCompileProgram's input headers are in-memory files too: a header named "a/b.h"
+ * is /kiln/a/b.h, beside the source, so `#include "a/b.h"` finds it first (an
+ * absolute name is used as it is); /kiln is also the last -I directory, so
+ * `#include <a/b.h>` finds it after the user's own -I directories.
  */
 #include "cc_internal.h"
 #include "frontend_shim.h"
 #include "kiln_cc_cl_flags.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#define VIRTUAL_DIR         "/kiln"
 #define VIRTUAL_INCLUDE_DIR "/kiln/include"
 #define VIRTUAL_SOURCE      "/kiln/program.cl"
 /* Diagnostics name the source "program.cl", not its virtual path. */
@@ -30,32 +37,52 @@ enum kiln_cc_status kiln_cc_frontend_run(struct kiln_cc_build *b, const char *so
 {
     enum kiln_cc_status status = KILN_CC_OUT_OF_MEMORY;
     const size_t num_base = sizeof(base_args) / sizeof(base_args[0]);
-    const size_t num_args = num_base + b->opts->num_cc1_args + 3;
+    const size_t num_args = num_base + b->opts->num_cc1_args + 5;
     const char **args = malloc(num_args * sizeof(*args));
     size_t source_len = strlen(source);
     char *text = malloc(sizeof(LINE_DIRECTIVE) + source_len);
     char *diagnostics = NULL;
+    struct kiln_cc_vfile *files = calloc(2 + b->num_headers, sizeof(*files));
+    char **paths = calloc(b->num_headers + 1, sizeof(*paths));
 
-    if (!args || !text)
+    if (!args || !text || !files || !paths)
         goto out_free;
+    for (unsigned i = 0; i < b->num_headers; i++) {
+        const char *name = b->headers[i].name;
+        size_t len = strlen(VIRTUAL_DIR) + strlen(name) + 2;
+        paths[i] = malloc(len);
+        if (!paths[i])
+            goto out_free;
+        if (name[0] == '/')
+            memcpy(paths[i], name, strlen(name) + 1);
+        else
+            snprintf(paths[i], len, "%s/%s", VIRTUAL_DIR, name);
+        files[2 + i] =
+            (struct kiln_cc_vfile){paths[i], b->headers[i].text, strlen(b->headers[i].text)};
+    }
     size_t n = 0;
     for (size_t i = 0; i < num_base; i++)
         args[n++] = base_args[i];
     for (size_t i = 0; i < b->opts->num_cc1_args; i++)
         args[n++] = b->opts->cc1_args[i];
+    if (b->num_headers) {
+        args[n++] = "-I";
+        args[n++] = VIRTUAL_DIR;
+    }
     args[n++] = "-x";
     args[n++] = "cl";
     args[n++] = VIRTUAL_SOURCE;
 
     memcpy(text, LINE_DIRECTIVE, sizeof(LINE_DIRECTIVE) - 1);
     memcpy(text + sizeof(LINE_DIRECTIVE) - 1, source, source_len + 1);
-    const struct kiln_cc_vfile files[] = {
-        {VIRTUAL_SOURCE, text, sizeof(LINE_DIRECTIVE) - 1 + source_len},
-        {VIRTUAL_INCLUDE_DIR "/opencl-c-base.h", kiln_cc_opencl_base_h_start,
-         (size_t)(kiln_cc_opencl_base_h_end - kiln_cc_opencl_base_h_start)},
-    };
+    files[0] =
+        (struct kiln_cc_vfile){VIRTUAL_SOURCE, text, sizeof(LINE_DIRECTIVE) - 1 + source_len};
+    files[1] =
+        (struct kiln_cc_vfile){VIRTUAL_INCLUDE_DIR "/opencl-c-base.h", kiln_cc_opencl_base_h_start,
+                               (size_t)(kiln_cc_opencl_base_h_end - kiln_cc_opencl_base_h_start)};
 
-    switch (kiln_cc_frontend_compile(b->ctx, args, n, files, 2, &b->mod, &diagnostics)) {
+    switch (kiln_cc_frontend_compile(b->ctx, args, n, files, 2 + b->num_headers, &b->mod,
+                                     &diagnostics)) {
     case KILN_CC_FRONTEND_OK:
         status = KILN_CC_OK;
         break;
@@ -69,6 +96,10 @@ enum kiln_cc_status kiln_cc_frontend_run(struct kiln_cc_build *b, const char *so
     kiln_cc_log_append(b->log, diagnostics);
     free(diagnostics);
 out_free:
+    for (unsigned i = 0; paths && i < b->num_headers; i++)
+        free(paths[i]);
+    free(paths);
+    free(files);
     free(text);
     free(args);
     return status;

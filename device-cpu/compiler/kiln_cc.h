@@ -82,6 +82,24 @@ struct kiln_cc_kernel {
 
 struct kiln_cc_program;
 
+/* What a program holds (clGetProgramBuildInfo's CL_PROGRAM_BINARY_TYPE). */
+enum kiln_cc_kind {
+    KILN_CC_EXECUTABLE = 0, /* loaded code and kernels: from build(), link() or a binary */
+    KILN_CC_OBJECT,         /* compile(): the front end's bitcode, for link() */
+    KILN_CC_LIBRARY,        /* link() with -create-library: linked bitcode, for link() */
+};
+
+/* Facts about a program that outlive its options string (kind()'s *flags). */
+#define KILN_CC_FLAG_UNIFORM_WG   1u /* some part was compiled with -cl-uniform-work-group-size */
+#define KILN_CC_FLAG_OPT_DISABLE  2u /* some part was compiled with -cl-opt-disable */
+#define KILN_CC_FLAG_LINK_OPTIONS 4u /* a library made with -enable-link-options */
+
+/* An in-memory header for compile(): `#include "name"` reads `text`. */
+struct kiln_cc_header {
+    const char *name;
+    const char *text;
+};
+
 struct kiln_cc_interface {
     unsigned abi_version; /* KILN_CC_ABI_VERSION */
     /*
@@ -116,9 +134,30 @@ struct kiln_cc_interface {
                                        struct kiln_cc_program **out, char **log);
     /* Non-zero when build() found the program in the kernel cache (for tests). */
     int (*from_cache)(const struct kiln_cc_program *p);
+    /*
+     * clCompileProgram: runs the front end only (options as for build(), headers
+     * visible to #include) and keeps its module as bitcode in a KILN_CC_OBJECT
+     * program, whose binary() is a container of that bitcode. *log and *out as for
+     * build(). The kernel cache is not used.
+     */
+    enum kiln_cc_status (*compile)(const char *source, const char *options,
+                                   const struct kiln_cc_header *headers, unsigned num_headers,
+                                   struct kiln_cc_program **out, char **log);
+    /*
+     * clLinkProgram: links the bitcode of `inputs` (each KILN_CC_OBJECT or
+     * KILN_CC_LIBRARY) under the link `options`: with -create-library into a
+     * KILN_CC_LIBRARY, otherwise through every stage after the front end into an
+     * executable. KILN_CC_INVALID_OPTIONS for options the linker refuses,
+     * KILN_CC_BUILD_FAILED (the log names the function) for an undefined or
+     * duplicate definition. The kernel cache is not used.
+     */
+    enum kiln_cc_status (*link)(const struct kiln_cc_program *const *inputs, unsigned num_inputs,
+                                const char *options, struct kiln_cc_program **out, char **log);
+    /* The program's kind; *flags (may be NULL) gets its KILN_CC_FLAG_* bits. */
+    enum kiln_cc_kind (*kind)(const struct kiln_cc_program *p, unsigned *flags);
 };
 
-#define KILN_CC_ABI_VERSION 7
+#define KILN_CC_ABI_VERSION 8
 
 /* The one exported symbol of libkiln-cc.so. */
 typedef const struct kiln_cc_interface *(*kiln_cc_interface_fn)(void);

@@ -119,6 +119,8 @@ static enum kiln_cc_status translate(char *word, const char **cursor, struct kil
         free(value);
         return *arg ? KILN_CC_OK : KILN_CC_OUT_OF_MEMORY;
     }
+    if (strcmp(word, "-cl-uniform-work-group-size") == 0)
+        o->uniform_wg = true;
     if (strncmp(word, "-D", 2) == 0 || strncmp(word, "-I", 2) == 0 || is_passthrough(word)) {
         *arg = concat(word, "");
         return *arg ? KILN_CC_OK : KILN_CC_OUT_OF_MEMORY;
@@ -148,6 +150,13 @@ static enum kiln_cc_status translate(char *word, const char **cursor, struct kil
      */
     if (strcmp(word, "-cl-denorms-are-zero") == 0)
         return KILN_CC_OK;
+    /*
+     * -cl-no-subgroup-ifp waives independent forward progress of sub-groups, and -g
+     * asks for extra errors from device-side enqueue builtins: the device has neither
+     * sub-groups nor device-side enqueue, so both are accepted and change nothing.
+     */
+    if (strcmp(word, "-cl-no-subgroup-ifp") == 0 || strcmp(word, "-g") == 0)
+        return KILN_CC_OK;
     kiln_cc_log_printf(log, "error: unknown build option '%s'\n", word);
     return KILN_CC_INVALID_OPTIONS;
 }
@@ -162,6 +171,7 @@ enum kiln_cc_status kiln_cc_options_parse(const char *options, struct kiln_cc_op
     out->cc1_args = NULL;
     out->num_cc1_args = 0;
     out->opt_disable = false;
+    out->uniform_wg = false;
 
     for (;;) {
         char *word = next_word(&cursor);
@@ -198,4 +208,52 @@ void kiln_cc_options_fini(struct kiln_cc_options *opts)
     free(opts->cc1_args);
     opts->cc1_args = NULL;
     opts->num_cc1_args = 0;
+}
+
+/*
+ * Link options. The program-linking ones may be given to any link; they apply to
+ * compiled objects and to libraries made with -enable-link-options (linking.c).
+ * -cl-denorms-are-zero and -cl-no-subgroup-ifp are accepted and change nothing, as
+ * for builds: denormals stay exact, and there are no sub-groups to make progress.
+ */
+enum kiln_cc_status kiln_cc_link_options_parse(const char *options,
+                                               struct kiln_cc_link_options *out,
+                                               struct kiln_cc_log *log)
+{
+    const char *cursor = options ? options : "";
+    memset(out, 0, sizeof(*out));
+    for (;;) {
+        char *word = next_word(&cursor);
+        if (!word && *cursor)
+            return KILN_CC_OUT_OF_MEMORY;
+        if (!word)
+            break;
+        bool known = true;
+        if (strcmp(word, "-create-library") == 0)
+            out->create_library = true;
+        else if (strcmp(word, "-enable-link-options") == 0)
+            out->enable_link_options = true;
+        else if (strcmp(word, "-cl-no-signed-zeros") == 0)
+            out->no_signed_zeros = true;
+        else if (strcmp(word, "-cl-unsafe-math-optimizations") == 0)
+            out->unsafe_math = out->no_signed_zeros = true;
+        else if (strcmp(word, "-cl-finite-math-only") == 0)
+            out->finite_math = true;
+        else if (strcmp(word, "-cl-fast-relaxed-math") == 0)
+            out->unsafe_math = out->no_signed_zeros = out->finite_math = true;
+        else if (strcmp(word, "-cl-denorms-are-zero") != 0 &&
+                 strcmp(word, "-cl-no-subgroup-ifp") != 0)
+            known = false;
+        if (!known)
+            kiln_cc_log_printf(log, "error: unknown link option '%s'\n", word);
+        free(word);
+        if (!known)
+            return KILN_CC_INVALID_OPTIONS;
+    }
+    if (out->enable_link_options && !out->create_library) {
+        kiln_cc_log_append(log, "error: link option '-enable-link-options' is only allowed "
+                                "with '-create-library'\n");
+        return KILN_CC_INVALID_OPTIONS;
+    }
+    return KILN_CC_OK;
 }
