@@ -4,7 +4,7 @@
  *
  * Values come from hwloc through device-cpu (kiln_cpu_info_get). The rule: report
  * only what works. Optional features whose tests do not exist yet read as absent
- * (no images, no fp64, no sub-groups); docs/status.md lists them.
+ * (no images, no fp16, no sub-groups); docs/status.md lists them.
  */
 #include "rt_internal.h"
 
@@ -31,6 +31,7 @@ static const cl_name_version device_exts[] = {
     {CL_MAKE_VERSION(1, 0, 0), "cl_khr_local_int32_extended_atomics"},
     {CL_MAKE_VERSION(1, 0, 0), "cl_khr_int64_base_atomics"},
     {CL_MAKE_VERSION(1, 0, 0), "cl_khr_int64_extended_atomics"},
+    {CL_MAKE_VERSION(1, 0, 0), "cl_khr_fp64"},
 };
 
 static const cl_name_version c_versions[] = {
@@ -42,6 +43,8 @@ static const cl_name_version c_versions[] = {
 
 static const cl_name_version c_features[] = {
     {CL_MAKE_VERSION(3, 0, 0), "__opencl_c_int64"},
+    {CL_MAKE_VERSION(3, 0, 0), "__opencl_c_fp64"},
+    {CL_MAKE_VERSION(3, 0, 0), "__opencl_c_generic_address_space"},
     {CL_MAKE_VERSION(3, 0, 0), "__opencl_c_work_group_collective_functions"},
     {CL_MAKE_VERSION(3, 0, 0), "__opencl_c_atomic_order_acq_rel"},
     {CL_MAKE_VERSION(3, 0, 0), "__opencl_c_atomic_order_seq_cst"},
@@ -231,9 +234,11 @@ cl_int CL_API_CALL clGetDeviceInfo(cl_device_id device, cl_device_info param, si
         break;
     case CL_DEVICE_PREFERRED_VECTOR_WIDTH_DOUBLE:
     case CL_DEVICE_NATIVE_VECTOR_WIDTH_DOUBLE:
+        put_u32(&a, 2);
+        break;
     case CL_DEVICE_PREFERRED_VECTOR_WIDTH_HALF:
     case CL_DEVICE_NATIVE_VECTOR_WIDTH_HALF:
-        put_u32(&a, 0); /* no fp64 / fp16 yet */
+        put_u32(&a, 0); /* no fp16 yet */
         break;
     case CL_DEVICE_MAX_CLOCK_FREQUENCY:
         put_u32(&a, cpu->max_clock_mhz);
@@ -291,9 +296,11 @@ cl_int CL_API_CALL clGetDeviceInfo(cl_device_id device, cl_device_info param, si
     case CL_DEVICE_IMAGE_SUPPORT:
     case CL_DEVICE_ERROR_CORRECTION_SUPPORT:
     case CL_DEVICE_SUB_GROUP_INDEPENDENT_FORWARD_PROGRESS:
+        put_u32(&a, CL_FALSE);
+        break;
     case CL_DEVICE_WORK_GROUP_COLLECTIVE_FUNCTIONS_SUPPORT:
     case CL_DEVICE_GENERIC_ADDRESS_SPACE_SUPPORT:
-        put_u32(&a, CL_FALSE);
+        put_u32(&a, CL_TRUE);
         break;
     case CL_DEVICE_ENDIAN_LITTLE:
     case CL_DEVICE_AVAILABLE:
@@ -318,6 +325,9 @@ cl_int CL_API_CALL clGetDeviceInfo(cl_device_id device, cl_device_info param, si
         put_u64(&a, CL_FP_DENORM | CL_FP_INF_NAN | CL_FP_ROUND_TO_NEAREST);
         break;
     case CL_DEVICE_DOUBLE_FP_CONFIG:
+        /* What cl_khr_fp64 requires: the math library is correct for all of it. */
+        put_u64(&a, CL_FP_FMA | CL_FP_ROUND_TO_NEAREST | CL_FP_INF_NAN | CL_FP_DENORM);
+        break;
     case CL_DEVICE_HALF_FP_CONFIG:
         put_u64(&a, 0);
         break;

@@ -32,12 +32,15 @@
      : (o) == memory_order_acq_rel ? __c11_atomic_thread_fence(__ATOMIC_ACQ_REL)                   \
                                    : __c11_atomic_thread_fence(__ATOMIC_SEQ_CST))
 
+/* memory_scope_sub_group (OpenCL C 3.0 §6.15.12.4), declared only with sub-groups. */
+#define KILN_SCOPE_SUB_GROUP 4
+
 void KILN_OVERLOAD atomic_work_item_fence(cl_mem_fence_flags flags, memory_order order,
                                           memory_scope scope)
 {
     bool shared = (flags & (CLK_GLOBAL_MEM_FENCE | CLK_IMAGE_MEM_FENCE)) != 0 &&
                   scope != memory_scope_work_item && scope != memory_scope_work_group &&
-                  scope != memory_scope_sub_group;
+                  scope != KILN_SCOPE_SUB_GROUP;
     if (shared && order != memory_order_relaxed)
         KILN_FENCE_ORDERED(order);
 }
