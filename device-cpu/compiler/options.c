@@ -148,6 +148,9 @@ static enum kiln_cc_status translate(char *word, const char **cursor, struct kil
      */
     if (strcmp(word, "-cl-denorms-are-zero") == 0)
         return KILN_CC_OK;
+    /* OpenCL 1.0's aliasing promise, deprecated since 1.1 but still valid: ignored. */
+    if (strcmp(word, "-cl-strict-aliasing") == 0)
+        return KILN_CC_OK;
     kiln_cc_log_printf(log, "error: unknown build option '%s'\n", word);
     return KILN_CC_INVALID_OPTIONS;
 }
