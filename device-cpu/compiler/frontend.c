@@ -27,10 +27,15 @@
 /* Diagnostics name the source "program.cl", not its virtual path. */
 #define LINE_DIRECTIVE "#line 1 \"program.cl\"\n"
 
+/*
+ * After the library's flags, the macros that differ for user kernels (OpenCL C 3.0 §6.12):
+ * __OPENCL_VERSION__ is the device's OpenCL version, which Clang defines only for SPIR
+ * targets; __IMAGE_SUPPORT__, which the library's flags define (kernel-lib/cl-flags.cmake),
+ * is undefined because the device reports no image support.
+ */
 static const char *const base_args[] = {
-    KILN_CC_CL_FLAGS "-internal-isystem",
-    VIRTUAL_INCLUDE_DIR,
-    "-cl-kernel-arg-info",
+    KILN_CC_CL_FLAGS "-internal-isystem", VIRTUAL_INCLUDE_DIR,   "-cl-kernel-arg-info",
+    "-D__OPENCL_VERSION__=300",           "-U__IMAGE_SUPPORT__",
 };
 
 enum kiln_cc_status kiln_cc_frontend_run(struct kiln_cc_build *b, const char *source)

@@ -153,9 +153,11 @@ static enum kiln_cc_status translate(char *word, const char **cursor, struct kil
     /*
      * -cl-no-subgroup-ifp waives independent forward progress of sub-groups, and -g
      * asks for extra errors from device-side enqueue builtins: the device has neither
-     * sub-groups nor device-side enqueue, so both are accepted and change nothing.
+     * sub-groups nor device-side enqueue, so both are accepted and change nothing; nor
+     * does -cl-strict-aliasing, OpenCL 1.0's aliasing promise (deprecated, still valid).
      */
-    if (strcmp(word, "-cl-no-subgroup-ifp") == 0 || strcmp(word, "-g") == 0)
+    if (strcmp(word, "-cl-no-subgroup-ifp") == 0 || strcmp(word, "-g") == 0 ||
+        strcmp(word, "-cl-strict-aliasing") == 0)
         return KILN_CC_OK;
     kiln_cc_log_printf(log, "error: unknown build option '%s'\n", word);
     return KILN_CC_INVALID_OPTIONS;
