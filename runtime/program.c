@@ -55,8 +55,8 @@ cl_program CL_API_CALL clCreateProgramWithSource(cl_context context, cl_uint cou
             total += lengths && lengths[i] ? lengths[i] : strlen(strings[i]);
     }
     if (err == CL_SUCCESS) {
-        p = calloc(1, sizeof(*p));
-        char *src = malloc(total + 1);
+        p = kiln_calloc(1, sizeof(*p));
+        char *src = kiln_malloc(total + 1);
         if (!p || !src) {
             free(p);
             free(src);
@@ -128,7 +128,7 @@ static cl_int build(cl_program p, const char *options)
     cl_int err = kiln_rt_compiler(&cc);
     if (err != CL_SUCCESS)
         return err;
-    char *opts = strdup(options ? options : "");
+    char *opts = kiln_strdup(options ? options : "");
     if (!opts)
         return KILN_ERR(CL_OUT_OF_HOST_MEMORY, "build options");
 
@@ -237,7 +237,7 @@ static char *kernel_names(cl_program p)
     size_t len = 1;
     for (unsigned i = 0; i < n; i++)
         len += strlen(cc->kernel(p->built, i)->name) + 1;
-    char *s = malloc(len);
+    char *s = kiln_malloc(len);
     if (!s)
         return NULL;
     s[0] = '\0';
@@ -446,7 +446,7 @@ cl_program CL_API_CALL clCreateProgramWithBinary(cl_context context, cl_uint num
             binary_status[0] = status;
     }
     if (err == CL_SUCCESS) {
-        p = calloc(1, sizeof(*p));
+        p = kiln_calloc(1, sizeof(*p));
         if (!p)
             err = KILN_ERR(CL_OUT_OF_HOST_MEMORY, "program object");
     }
@@ -511,14 +511,25 @@ cl_int CL_API_CALL clCompileProgram(cl_program program, cl_uint num_devices,
                                     void *user_data)
 {
     (void)options;
-    (void)num_input_headers;
-    (void)input_headers;
-    (void)header_include_names;
     cl_int err = kiln_rt_check_program(program);
     if (err == CL_SUCCESS)
         err = check_program_devices(program, num_devices, device_list);
     if (err == CL_SUCCESS && pfn_notify == NULL && user_data != NULL)
         err = KILN_ERR(CL_INVALID_VALUE, "user_data without pfn_notify");
+    /* OpenCL 3.0 clCompileProgram: CL_INVALID_VALUE "if num_input_headers is zero and
+     * header_include_names or input_headers are not NULL or if num_input_headers is not zero
+     * and header_include_names or input_headers are NULL". */
+    if (err == CL_SUCCESS && (num_input_headers == 0) != (input_headers == NULL))
+        err = KILN_ERR(CL_INVALID_VALUE, "num_input_headers %u with input_headers %p",
+                       num_input_headers, (void *)input_headers);
+    if (err == CL_SUCCESS && (num_input_headers == 0) != (header_include_names == NULL))
+        err = KILN_ERR(CL_INVALID_VALUE, "num_input_headers %u with header_include_names %p",
+                       num_input_headers, (void *)header_include_names);
+    for (cl_uint i = 0; err == CL_SUCCESS && i < num_input_headers; i++) {
+        err = kiln_rt_check_program(input_headers[i]);
+        if (err == CL_SUCCESS && !header_include_names[i])
+            err = KILN_ERR(CL_INVALID_VALUE, "header_include_names[%u] is NULL", i);
+    }
     if (err == CL_SUCCESS)
         err = KILN_ERR(CL_INVALID_OPERATION,
                        "separate compilation is not supported yet (see docs/status.md)");
@@ -531,15 +542,26 @@ cl_program CL_API_CALL clLinkProgram(cl_context context, cl_uint num_devices,
                                      void(CL_CALLBACK *pfn_notify)(cl_program, void *),
                                      void *user_data, cl_int *errcode_ret)
 {
-    (void)num_devices;
-    (void)device_list;
     (void)options;
-    (void)pfn_notify;
-    (void)user_data;
     cl_int err = kiln_rt_check_context(context);
+    if (err == CL_SUCCESS && (num_devices == 0) != (device_list == NULL))
+        err = KILN_ERR(CL_INVALID_VALUE, "num_devices %u with device_list %p", num_devices,
+                       (void *)device_list);
     if (err == CL_SUCCESS && (num_input_programs == 0 || input_programs == NULL))
         err = KILN_ERR(CL_INVALID_VALUE, "num_input_programs %u, input_programs %p",
                        num_input_programs, (void *)input_programs);
+    if (err == CL_SUCCESS && pfn_notify == NULL && user_data != NULL)
+        err = KILN_ERR(CL_INVALID_VALUE, "user_data without pfn_notify");
+    for (cl_uint i = 0; err == CL_SUCCESS && i < num_devices; i++) {
+        err = kiln_rt_check_device(device_list[i]);
+        if (err == CL_SUCCESS)
+            err = kiln_rt_context_has_device(context, device_list[i]);
+    }
+    for (cl_uint i = 0; err == CL_SUCCESS && i < num_input_programs; i++) {
+        err = kiln_rt_check_program(input_programs[i]);
+        if (err == CL_SUCCESS && input_programs[i]->context != context)
+            err = KILN_ERR(CL_INVALID_CONTEXT, "input program %u belongs to another context", i);
+    }
     if (err == CL_SUCCESS)
         err = KILN_ERR(CL_LINKER_NOT_AVAILABLE, "the device reports no linker");
     kiln_set_errcode(errcode_ret, err);
