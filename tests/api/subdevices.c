@@ -51,7 +51,8 @@ static cl_uint partition(cl_device_id dev, const cl_device_partition_property *p
     KT_REQUIRE(err == CL_SUCCESS, "%s: counting: %d", what, err);
     KT_REQUIRE(n >= 1 && n <= cap, "%s: %u sub-devices", what, n);
     cl_uint again = 0;
-    KT_EXPECT(clCreateSubDevices(dev, props, n, out, &again), CL_SUCCESS);
+    err = clCreateSubDevices(dev, props, n, out, &again);
+    KT_REQUIRE(err == CL_SUCCESS, "%s: %d", what, err);
     KT_CHECK(again == n, "%s: %u then %u", what, n, again);
     return n;
 }

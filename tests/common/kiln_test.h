@@ -40,6 +40,13 @@ static int kt_failures;
         }                                                                                          \
     } while (0)
 
+/* Stop the test unless `expr` returns CL_SUCCESS: what follows depends on it. */
+#define KT_REQUIRE_OK(expr)                                                                        \
+    do {                                                                                           \
+        cl_int req_ = (expr);                                                                      \
+        KT_REQUIRE(req_ == CL_SUCCESS, "%s: %d", #expr, req_);                                     \
+    } while (0)
+
 struct kt_env {
     cl_platform_id platform;
     cl_device_id device;
