@@ -589,7 +589,10 @@ cl_int CL_API_CALL clSetProgramSpecializationConstant(cl_program program, cl_uin
     (void)spec_size;
     (void)spec_value;
     cl_int err = kiln_rt_check_program(program);
+    /* OpenCL 3.0 clSetProgramSpecializationConstant: CL_INVALID_OPERATION "if no devices
+     * associated with program support intermediate language programs", which is Kiln's case
+     * (CL_DEVICE_IL_VERSION is empty). */
     if (err == CL_SUCCESS)
-        err = KILN_ERR(CL_INVALID_PROGRAM, "the program was not created from IL");
+        err = KILN_ERR(CL_INVALID_OPERATION, "the device accepts no intermediate language");
     return err;
 }

@@ -134,6 +134,10 @@ static void contexts(struct kt_env *env)
     EXPECT_INFO_FAILS(clGetContextInfo, env->context, CL_CONTEXT_DEVICES, 1, CL_INVALID_VALUE);
     KT_EXPECT(clSetContextDestructorCallback(NULL, ctx_dtor, NULL), CL_INVALID_CONTEXT);
     KT_EXPECT(clSetContextDestructorCallback(env->context, NULL, NULL), CL_INVALID_VALUE);
+
+    /* Devices: retain and release of something that is not one */
+    KT_EXPECT(clRetainDevice(NULL), CL_INVALID_DEVICE);
+    KT_EXPECT(clReleaseDevice((cl_device_id)env->context), CL_INVALID_DEVICE);
 }
 
 static void queues(struct kt_env *env)
@@ -399,8 +403,32 @@ static void programs(struct kt_env *env)
     EXPECT_CREATE_FAILS(clCreateProgramWithIL(env->context, il, sizeof(il), &e_),
                         CL_INVALID_OPERATION);
 
+    /* clCreateProgramWithBuiltInKernels: the device has none */
+    cl_device_id d1 = env->device;
+    EXPECT_CREATE_FAILS(clCreateProgramWithBuiltInKernels(NULL, 1, &d1, "k", &e_),
+                        CL_INVALID_CONTEXT);
+    EXPECT_CREATE_FAILS(clCreateProgramWithBuiltInKernels(env->context, 0, &d1, "k", &e_),
+                        CL_INVALID_VALUE);
+    EXPECT_CREATE_FAILS(clCreateProgramWithBuiltInKernels(env->context, 1, NULL, "k", &e_),
+                        CL_INVALID_VALUE);
+    EXPECT_CREATE_FAILS(clCreateProgramWithBuiltInKernels(env->context, 1, &d1, NULL, &e_),
+                        CL_INVALID_VALUE);
+    cl_device_id not_dev = (cl_device_id)env->queue;
+    EXPECT_CREATE_FAILS(clCreateProgramWithBuiltInKernels(env->context, 1, &not_dev, "k", &e_),
+                        CL_INVALID_DEVICE);
+    EXPECT_CREATE_FAILS(clCreateProgramWithBuiltInKernels(env->context, 1, &d1, "k", &e_),
+                        CL_INVALID_VALUE);
+
     cl_program p = clCreateProgramWithSource(env->context, 1, &src, NULL, &err);
     KT_REQUIRE(err == CL_SUCCESS, "clCreateProgramWithSource: %d", err);
+
+    /* clSetProgramSpecializationConstant: no device of the program takes IL */
+    cl_uint spec = 42;
+    KT_EXPECT(clSetProgramSpecializationConstant(NULL, 0, sizeof(spec), &spec), CL_INVALID_PROGRAM);
+    KT_EXPECT(clSetProgramSpecializationConstant(p, 0, sizeof(spec), &spec), CL_INVALID_OPERATION);
+    /* clUnloadPlatformCompiler */
+    KT_EXPECT(clUnloadPlatformCompiler((cl_platform_id)env->context), CL_INVALID_PLATFORM);
+    KT_EXPECT(clUnloadPlatformCompiler(env->platform), CL_SUCCESS);
 
     /* Before a build: no executable */
     EXPECT_INFO_FAILS(clGetProgramInfo, p, CL_PROGRAM_NUM_KERNELS, sizeof(size_t),
@@ -475,6 +503,15 @@ static void kernels(struct kt_env *env, cl_command_queue other_q)
 
     cl_kernel k = clCreateKernel(p, "k", &err);
     KT_REQUIRE(err == CL_SUCCESS, "clCreateKernel: %d", err);
+
+    /* clSetKernelArg on something else than a kernel, clSetKernelExecInfo */
+    int v0 = 1;
+    KT_EXPECT(clSetKernelArg((cl_kernel)p, 1, sizeof(v0), &v0), CL_INVALID_KERNEL);
+    KT_EXPECT(clSetKernelExecInfo(NULL, CL_KERNEL_EXEC_INFO_SVM_FINE_GRAIN_SYSTEM, sizeof(cl_bool),
+                                  &(cl_bool){CL_TRUE}),
+              CL_INVALID_KERNEL);
+    KT_EXPECT(clSetKernelExecInfo(k, 0x7777, sizeof(cl_bool), &(cl_bool){CL_TRUE}),
+              CL_INVALID_VALUE);
 
     /* Retain, release, clone, info */
     KT_EXPECT(clRetainKernel(NULL), CL_INVALID_KERNEL);
