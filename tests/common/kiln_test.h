@@ -101,6 +101,7 @@ static inline cl_program kt_build(struct kt_env *env, const char *src, const cha
         char log[8192] = "";
         clGetProgramBuildInfo(p, env->device, CL_PROGRAM_BUILD_LOG, sizeof(log), log, NULL);
         fprintf(stderr, "build log:\n%s\n", log);
+        clReleaseProgram(p); /* nothing is left behind for the leak checker */
     }
     KT_REQUIRE(err == CL_SUCCESS, "clBuildProgram: %d", err);
     return p;
