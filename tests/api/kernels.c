@@ -202,10 +202,9 @@ static void buffer_commands(struct kt_env *env)
     cl_mem b = clCreateBuffer(env->context, 0, n, NULL, &err);
     KT_REQUIRE(err == CL_SUCCESS, "b: %d", err);
     cl_event ev[3];
-    KT_EXPECT(clEnqueueWriteBuffer(env->queue, a, CL_FALSE, 0, n, h, 0, NULL, &ev[0]), CL_SUCCESS);
-    KT_EXPECT(clEnqueueCopyBuffer(env->queue, a, b, 0, 0, n, 1, &ev[0], &ev[1]), CL_SUCCESS);
-    KT_EXPECT(clEnqueueReadBuffer(env->queue, b, CL_FALSE, 0, n, back, 1, &ev[1], &ev[2]),
-              CL_SUCCESS);
+    KT_REQUIRE_OK(clEnqueueWriteBuffer(env->queue, a, CL_FALSE, 0, n, h, 0, NULL, &ev[0]));
+    KT_REQUIRE_OK(clEnqueueCopyBuffer(env->queue, a, b, 0, 0, n, 1, &ev[0], &ev[1]));
+    KT_REQUIRE_OK(clEnqueueReadBuffer(env->queue, b, CL_FALSE, 0, n, back, 1, &ev[1], &ev[2]));
     KT_EXPECT(clWaitForEvents(3, ev), CL_SUCCESS);
     KT_CHECK(memcmp(h, back, n) == 0, "write/copy/read round trip differs");
     cl_ulong t[4];
