@@ -47,9 +47,8 @@ static void CL_CALLBACK ctx_dtor(cl_context c, void *u)
     } while (0)
 
 /*
- * An info query that must fail with `want`: neither param_value nor
- * param_value_size_ret may change. `q` is a call with the arguments VALUE, SIZE_RET
- * left as macro parameters: EXPECT_INFO_FAILS(clGetX(h, name, sizeof(buf), buf, ret), ...).
+ * fn(handle, name, size, param_value, param_value_size_ret), an info query, must fail
+ * with `want` and change neither param_value (64 bytes) nor param_value_size_ret.
  */
 #define EXPECT_INFO_FAILS(fn, handle, name, size, want)                                            \
     do {                                                                                           \
