@@ -31,7 +31,7 @@ static _Thread_local bool draining;
 cl_int kiln_rt_command_create(cl_command_queue q, enum kiln_rt_cmd_kind kind, cl_command_type type,
                               struct kiln_rt_command **out)
 {
-    struct kiln_rt_command *cmd = calloc(1, sizeof(*cmd));
+    struct kiln_rt_command *cmd = kiln_calloc(1, sizeof(*cmd));
     if (!cmd)
         return KILN_ERR(CL_OUT_OF_HOST_MEMORY, "command");
     cl_int err = kiln_rt_event_create(q->context, q, type, &cmd->event);
@@ -267,7 +267,7 @@ static void launch(struct kiln_rt_command *cmd)
             /* One area per worker and one for a calling thread that helps. */
             size_t parties = (size_t)kiln_sched_num_workers(sched) + 1;
             cmd->u.nd.scratch =
-                aligned_alloc(KILN_SCRATCH_ALIGN, parties * cmd->u.nd.base.scratch_size);
+                kiln_aligned_alloc(KILN_SCRATCH_ALIGN, parties * cmd->u.nd.base.scratch_size);
             if (!cmd->u.nd.scratch) {
                 complete(cmd, KILN_ERR(CL_OUT_OF_HOST_MEMORY, "%zu bytes of kernel scratch",
                                        parties * cmd->u.nd.base.scratch_size));
@@ -410,7 +410,7 @@ static cl_int order_out_of_order(struct kiln_rt_command *cmd, bool after_all, bo
     /* Room for this command's event first, so that a failure attaches nothing. */
     if (q->num_outstanding == q->cap_outstanding) {
         size_t cap = q->cap_outstanding ? 2 * q->cap_outstanding : 16;
-        cl_event *grown = realloc(q->outstanding, cap * sizeof(*grown));
+        cl_event *grown = kiln_realloc(q->outstanding, cap * sizeof(*grown));
         if (!grown)
             return KILN_ERR(CL_OUT_OF_HOST_MEMORY, "out-of-order queue bookkeeping");
         q->outstanding = grown;
@@ -456,7 +456,7 @@ cl_int kiln_rt_command_submit(struct kiln_rt_command *cmd, cl_uint num_events,
             implicit += q->num_outstanding;
     }
     cmd->num_deps = (size_t)num_events + implicit;
-    cmd->deps = calloc(cmd->num_deps, sizeof(*cmd->deps));
+    cmd->deps = kiln_calloc(cmd->num_deps, sizeof(*cmd->deps));
     cl_int err = CL_SUCCESS;
     if (!cmd->deps)
         err = KILN_ERR(CL_OUT_OF_HOST_MEMORY, "command dependencies");

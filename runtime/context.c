@@ -85,10 +85,10 @@ static cl_int context_create(const cl_context_properties *props, size_t num_prop
                              void(CL_CALLBACK *notify)(const char *, const void *, size_t, void *),
                              void *user_data, cl_context *out)
 {
-    cl_context c = calloc(1, sizeof(*c));
+    cl_context c = kiln_calloc(1, sizeof(*c));
     if (!c)
         return KILN_ERR(CL_OUT_OF_HOST_MEMORY, "context");
-    c->devices = malloc(num_devices * sizeof(*devices));
+    c->devices = kiln_malloc(num_devices * sizeof(*devices));
     if (!c->devices) {
         free(c);
         return KILN_ERR(CL_OUT_OF_HOST_MEMORY, "context device list");
@@ -101,7 +101,7 @@ static cl_int context_create(const cl_context_properties *props, size_t num_prop
             c->devices[c->num_devices++] = devices[i];
     }
     if (num_props) {
-        c->props = malloc(num_props * sizeof(*props));
+        c->props = kiln_malloc(num_props * sizeof(*props));
         if (!c->props) {
             free(c->devices);
             free(c);

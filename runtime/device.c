@@ -75,7 +75,7 @@ cl_int kiln_rt_device_sched(cl_device_id d, struct kiln_sched **out)
         if (d->parent) {
             /* A sub-device runs one worker on each of its cores and nowhere else. */
             const struct kiln_cpu_info *cpu = kiln_cpu_info_get();
-            cpus = malloc(d->compute_units * sizeof(*cpus));
+            cpus = kiln_malloc(d->compute_units * sizeof(*cpus));
             for (cl_uint i = 0; cpus && i < d->compute_units; i++)
                 cpus[i] = cpu->cores[d->cores[i]].pu;
             cfg.cpus = cpus;

@@ -80,7 +80,7 @@ static void event_destroy(struct kiln_object *obj)
 
 cl_int kiln_rt_event_create(cl_context ctx, cl_command_queue q, cl_command_type type, cl_event *out)
 {
-    cl_event e = calloc(1, sizeof(*e));
+    cl_event e = kiln_calloc(1, sizeof(*e));
     if (!e)
         return KILN_ERR(CL_OUT_OF_HOST_MEMORY, "event");
     pthread_mutex_init(&e->lock, NULL);
@@ -304,7 +304,7 @@ cl_int CL_API_CALL clSetEventCallback(cl_event event, cl_int type,
         (fn == NULL || (type != CL_SUBMITTED && type != CL_RUNNING && type != CL_COMPLETE)))
         err = KILN_ERR(CL_INVALID_VALUE, "pfn_notify %p, type %d", (void *)fn, type);
     struct kiln_rt_callback *cb = NULL;
-    if (err == CL_SUCCESS && !(cb = calloc(1, sizeof(*cb))))
+    if (err == CL_SUCCESS && !(cb = kiln_calloc(1, sizeof(*cb))))
         err = KILN_ERR(CL_OUT_OF_HOST_MEMORY, "callback record");
     if (err != CL_SUCCESS)
         return err;

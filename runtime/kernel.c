@@ -35,8 +35,8 @@ static void kernel_destroy(struct kiln_object *obj)
 
 static cl_int kernel_create(cl_program p, const struct kiln_cc_kernel *info, cl_kernel *out)
 {
-    cl_kernel k = calloc(1, sizeof(*k));
-    struct kiln_rt_arg *args = calloc(info->num_args ? info->num_args : 1, sizeof(*args));
+    cl_kernel k = kiln_calloc(1, sizeof(*k));
+    struct kiln_rt_arg *args = kiln_calloc(info->num_args ? info->num_args : 1, sizeof(*args));
     if (!k || !args) {
         free(k);
         free(args);
@@ -230,7 +230,7 @@ cl_int CL_API_CALL clSetKernelArg(cl_kernel kernel, cl_uint arg_index, size_t ar
                             a->type_name, arg_size, a->size);
         if (arg_value == NULL)
             return KILN_ERR(CL_INVALID_ARG_VALUE, "argument %u: arg_value is NULL", arg_index);
-        next.value = malloc(arg_size);
+        next.value = kiln_malloc(arg_size);
         if (!next.value)
             return KILN_ERR(CL_OUT_OF_HOST_MEMORY, "argument %u", arg_index);
         memcpy(next.value, arg_value, arg_size);
@@ -498,9 +498,9 @@ static cl_int snapshot_args(cl_kernel k, struct kiln_rt_command *cmd, size_t loc
         return KILN_ERR(CL_OUT_OF_RESOURCES,
                         "__local variables and arguments need %zu bytes, the device has %zu", local,
                         local_limit);
-    nd->args = calloc(n ? n : 1, sizeof(void *));
-    nd->arg_store = calloc(store ? store : 1, 1);
-    nd->held = calloc(num_mems ? num_mems : 1, sizeof(cl_mem));
+    nd->args = kiln_calloc(n ? n : 1, sizeof(void *));
+    nd->arg_store = kiln_calloc(store ? store : 1, 1);
+    nd->held = kiln_calloc(num_mems ? num_mems : 1, sizeof(cl_mem));
     if (!nd->args || !nd->arg_store || !nd->held)
         return KILN_ERR(CL_OUT_OF_HOST_MEMORY, "kernel arguments");
     size_t at = 0;
@@ -696,7 +696,7 @@ cl_kernel CL_API_CALL clCloneKernel(cl_kernel source_kernel, cl_int *errcode_ret
             const struct kiln_rt_arg *a = &source_kernel->args[i];
             k->args[i] = *a;
             k->args[i].value = NULL;
-            if (a->value && !(k->args[i].value = malloc(a->size)))
+            if (a->value && !(k->args[i].value = kiln_malloc(a->size)))
                 err = KILN_ERR(CL_OUT_OF_HOST_MEMORY, "argument %u of the clone", i);
             else if (a->value)
                 memcpy(k->args[i].value, a->value, a->size);

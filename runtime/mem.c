@@ -79,7 +79,7 @@ static cl_int check_mem_flags(cl_mem_flags flags, void *host_ptr)
 cl_int kiln_rt_mem_create(cl_context ctx, cl_mem_object_type type, cl_mem_flags flags, size_t size,
                           void *host_ptr, cl_mem *out)
 {
-    cl_mem m = calloc(1, sizeof(*m));
+    cl_mem m = kiln_calloc(1, sizeof(*m));
     if (!m)
         return KILN_ERR(CL_OUT_OF_HOST_MEMORY, "buffer object");
     if (flags & CL_MEM_USE_HOST_PTR) {
@@ -88,7 +88,7 @@ cl_int kiln_rt_mem_create(cl_context ctx, cl_mem_object_type type, cl_mem_flags 
     } else {
         size_t align = size >= LARGE_BUFFER ? 4096 : BUFFER_ALIGN;
         size_t rounded = (size + align - 1) / align * align;
-        m->data = aligned_alloc(align, rounded);
+        m->data = kiln_aligned_alloc(align, rounded);
         if (!m->data) {
             free(m);
             return KILN_ERR(CL_MEM_OBJECT_ALLOCATION_FAILURE, "%zu bytes", size);
@@ -274,7 +274,7 @@ static cl_int sub_buffer_flags(cl_mem parent, cl_mem_flags flags, cl_mem_flags *
 static cl_int sub_buffer_create(cl_mem parent, cl_mem_flags flags, const cl_buffer_region *r,
                                 cl_mem *out)
 {
-    cl_mem m = calloc(1, sizeof(*m));
+    cl_mem m = kiln_calloc(1, sizeof(*m));
     if (!m)
         return KILN_ERR(CL_OUT_OF_HOST_MEMORY, "sub-buffer object");
     pthread_mutex_init(&m->lock, NULL);
@@ -512,7 +512,7 @@ void *CL_API_CALL clEnqueueMapBuffer(cl_command_queue q, cl_mem buffer, cl_bool 
     if (err == CL_SUCCESS)
         err = kiln_rt_check_wait_list(q, n, list);
     if (err == CL_SUCCESS) {
-        map = calloc(1, sizeof(*map));
+        map = kiln_calloc(1, sizeof(*map));
         if (!map)
             err = KILN_ERR(CL_OUT_OF_HOST_MEMORY, "mapping record");
     }

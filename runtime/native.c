@@ -55,8 +55,8 @@ cl_int CL_API_CALL clEnqueueNativeKernel(cl_command_queue q, void(CL_CALLBACK *f
         return err;
     struct kiln_rt_native *nat = &cmd->u.native;
     nat->fn = fn;
-    nat->args = cb_args ? malloc(cb_args) : NULL;
-    nat->held = num_mem_objects ? malloc(num_mem_objects * sizeof(cl_mem)) : NULL;
+    nat->args = cb_args ? kiln_malloc(cb_args) : NULL;
+    nat->held = num_mem_objects ? kiln_malloc(num_mem_objects * sizeof(cl_mem)) : NULL;
     if ((cb_args && !nat->args) || (num_mem_objects && !nat->held)) {
         kiln_rt_command_discard(cmd);
         return KILN_ERR(CL_OUT_OF_HOST_MEMORY, "native kernel arguments");

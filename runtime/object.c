@@ -75,7 +75,7 @@ void kiln_rt_obj_release(struct kiln_object *obj)
 cl_int kiln_rt_dtor_push(struct kiln_rt_callback **list, pthread_mutex_t *lock, void (*fn)(void),
                          void *user_data)
 {
-    struct kiln_rt_callback *cb = calloc(1, sizeof(*cb));
+    struct kiln_rt_callback *cb = kiln_calloc(1, sizeof(*cb));
     if (!cb)
         return KILN_ERR(CL_OUT_OF_HOST_MEMORY, "callback record");
     cb->fn = fn;

@@ -49,7 +49,7 @@ static bool text_room(struct text *t, size_t more)
     size_t cap = t->cap ? t->cap : 4096;
     while (cap < t->len + more + 1)
         cap *= 2;
-    char *grown = realloc(t->data, cap);
+    char *grown = kiln_realloc(t->data, cap);
     if (!grown) {
         t->failed = true;
         return false;
@@ -412,7 +412,7 @@ void kiln_rt_printf_flush(const struct kiln_printf_buffer *buf)
 
 struct kiln_printf_buffer *kiln_rt_printf_buffer_create(size_t capacity)
 {
-    struct kiln_printf_buffer *buf = calloc(1, KILN_PRINTF_DATA + capacity);
+    struct kiln_printf_buffer *buf = kiln_calloc(1, KILN_PRINTF_DATA + capacity);
     if (buf)
         buf->capacity = capacity;
     return buf;

@@ -61,8 +61,8 @@ cl_program CL_API_CALL clCreateProgramWithSource(cl_context context, cl_uint cou
             total += lengths && lengths[i] ? lengths[i] : strlen(strings[i]);
     }
     if (err == CL_SUCCESS) {
-        p = calloc(1, sizeof(*p));
-        char *src = malloc(total + 1);
+        p = kiln_calloc(1, sizeof(*p));
+        char *src = kiln_malloc(total + 1);
         if (!p || !src) {
             free(p);
             free(src);
@@ -168,7 +168,7 @@ static cl_int build(cl_program p, const char *options, bool compile,
     cl_int err = kiln_rt_compiler(&cc);
     if (err != CL_SUCCESS)
         return err;
-    char *opts = strdup(options ? options : "");
+    char *opts = kiln_strdup(options ? options : "");
     if (!opts)
         return KILN_ERR(CL_OUT_OF_HOST_MEMORY, "build options");
 
@@ -278,7 +278,7 @@ static char *kernel_names(cl_program p)
     size_t len = 1;
     for (unsigned i = 0; i < n; i++)
         len += strlen(cc->kernel(p->built, i)->name) + 1;
-    char *s = malloc(len);
+    char *s = kiln_malloc(len);
     if (!s)
         return NULL;
     s[0] = '\0';
@@ -501,7 +501,7 @@ cl_program CL_API_CALL clCreateProgramWithBinary(cl_context context, cl_uint num
             binary_status[0] = status;
     }
     if (err == CL_SUCCESS) {
-        p = calloc(1, sizeof(*p));
+        p = kiln_calloc(1, sizeof(*p));
         if (!p)
             err = KILN_ERR(CL_OUT_OF_HOST_MEMORY, "program object");
     }
@@ -581,7 +581,7 @@ static cl_int check_headers(cl_uint n, const cl_program *headers, const char **n
     }
     if (n == 0)
         return CL_SUCCESS;
-    *out = malloc(n * sizeof(**out));
+    *out = kiln_malloc(n * sizeof(**out));
     if (!*out)
         return KILN_ERR(CL_OUT_OF_HOST_MEMORY, "%u input headers", n);
     /* A program's source never changes once created. */
@@ -624,7 +624,7 @@ cl_int CL_API_CALL clCompileProgram(cl_program program, cl_uint num_devices,
 static cl_int link_inputs(const struct kiln_cc_interface *cc, cl_context context, cl_uint n,
                           const cl_program *inputs, const struct kiln_cc_program ***out)
 {
-    const struct kiln_cc_program **built = malloc(n * sizeof(*built));
+    const struct kiln_cc_program **built = kiln_malloc(n * sizeof(*built));
     if (!built)
         return KILN_ERR(CL_OUT_OF_HOST_MEMORY, "%u input programs", n);
     cl_int err = CL_SUCCESS;
@@ -683,13 +683,16 @@ cl_program CL_API_CALL clLinkProgram(cl_context context, cl_uint num_devices,
                        num_input_programs, (void *)input_programs);
     if (err == CL_SUCCESS && pfn_notify == NULL && user_data != NULL)
         err = KILN_ERR(CL_INVALID_VALUE, "user_data without pfn_notify");
-    for (cl_uint i = 0; err == CL_SUCCESS && i < num_input_programs; i++)
+    for (cl_uint i = 0; err == CL_SUCCESS && i < num_input_programs; i++) {
         err = kiln_rt_check_program(input_programs[i]);
+        if (err == CL_SUCCESS && input_programs[i]->context != context)
+            err = KILN_ERR(CL_INVALID_CONTEXT, "input program %u belongs to another context", i);
+    }
     if (err == CL_SUCCESS)
         err = kiln_rt_compiler(&cc);
     if (err == CL_SUCCESS)
         err = link_inputs(cc, context, num_input_programs, input_programs, &inputs);
-    if (err == CL_SUCCESS && !(opts = strdup(options ? options : "")))
+    if (err == CL_SUCCESS && !(opts = kiln_strdup(options ? options : "")))
         err = KILN_ERR(CL_OUT_OF_HOST_MEMORY, "link options");
     if (err != CL_SUCCESS) {
         free(inputs);
@@ -719,7 +722,7 @@ cl_program CL_API_CALL clLinkProgram(cl_context context, cl_uint num_devices,
         break;
     }
     if (err == CL_SUCCESS || err == CL_LINK_PROGRAM_FAILURE) {
-        p = calloc(1, sizeof(*p));
+        p = kiln_calloc(1, sizeof(*p));
         if (!p)
             err = KILN_ERR(CL_OUT_OF_HOST_MEMORY, "program object");
     }

@@ -79,11 +79,11 @@ static cl_int check_queue_props(cl_command_queue_properties props)
 static cl_int queue_create(cl_context ctx, cl_device_id dev, cl_command_queue_properties props,
                            const cl_queue_properties *list, size_t list_len, cl_command_queue *out)
 {
-    cl_command_queue q = calloc(1, sizeof(*q));
+    cl_command_queue q = kiln_calloc(1, sizeof(*q));
     if (!q)
         return KILN_ERR(CL_OUT_OF_HOST_MEMORY, "queue");
     if (list_len) {
-        q->prop_list = malloc(list_len * sizeof(*list));
+        q->prop_list = kiln_malloc(list_len * sizeof(*list));
         if (!q->prop_list) {
             free(q);
             return KILN_ERR(CL_OUT_OF_HOST_MEMORY, "queue properties");

@@ -25,6 +25,7 @@
 #include <stdint.h>
 
 #include "kiln_abi.h"
+#include "kiln_alloc.h"
 #include "kiln_rt.h"
 #include "kiln_cc.h"
 #include "kiln_sched.h"

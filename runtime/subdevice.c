@@ -82,7 +82,7 @@ cl_device_affinity_domain kiln_rt_device_affinity_domains(cl_device_id d)
 static void plan_by_level(cl_device_id d, int level, struct plan *p)
 {
     const struct kiln_cpu_info *cpu = kiln_cpu_info_get();
-    bool *taken = calloc(d->compute_units, sizeof(*taken));
+    bool *taken = kiln_calloc(d->compute_units, sizeof(*taken));
     unsigned n = 0;
     p->num_parts = 0;
     for (cl_uint i = 0; taken && i < d->compute_units; i++) {
@@ -218,11 +218,11 @@ static void device_destroy(struct kiln_object *obj);
 static cl_device_id make_sub_device(cl_device_id parent, const struct plan *p, unsigned i,
                                     const cl_device_partition_property *props, size_t len)
 {
-    cl_device_id d = calloc(1, sizeof(*d));
+    cl_device_id d = kiln_calloc(1, sizeof(*d));
     if (!d)
         return NULL;
-    d->cores = malloc(p->count[i] * sizeof(*d->cores));
-    d->partition = malloc(len * sizeof(*props));
+    d->cores = kiln_malloc(p->count[i] * sizeof(*d->cores));
+    d->partition = kiln_malloc(len * sizeof(*props));
     if (!d->cores || !d->partition) {
         free(d->cores);
         free(d->partition);
@@ -256,7 +256,7 @@ cl_int CL_API_CALL clCreateSubDevices(cl_device_id in_device,
     cl_int err = kiln_rt_check_device(in_device);
     if (err != CL_SUCCESS)
         return err;
-    struct plan *p = malloc(sizeof(*p));
+    struct plan *p = kiln_malloc(sizeof(*p));
     if (!p)
         return KILN_ERR(CL_OUT_OF_HOST_MEMORY, "partition plan");
     size_t len = 0;
@@ -266,7 +266,7 @@ cl_int CL_API_CALL clCreateSubDevices(cl_device_id in_device,
                        num_devices, p->num_parts);
     cl_uint made = 0;
     if (err == CL_SUCCESS && out_devices) {
-        cl_device_id *tmp = calloc(p->num_parts, sizeof(*tmp));
+        cl_device_id *tmp = kiln_calloc(p->num_parts, sizeof(*tmp));
         for (; tmp && made < p->num_parts; made++) {
             tmp[made] = make_sub_device(in_device, p, made, properties, len);
             if (!tmp[made])

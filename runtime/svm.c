@@ -60,10 +60,10 @@ void *CL_API_CALL clSVMAlloc(cl_context context, cl_svm_mem_flags flags, size_t 
                  SVM_MAX_ALIGN);
         return NULL;
     }
-    struct kiln_rt_svm *s = calloc(1, sizeof(*s));
+    struct kiln_rt_svm *s = kiln_calloc(1, sizeof(*s));
     /* Always 128-byte aligned, like buffers; aligned_alloc wants a multiple of it. */
     size_t rounded = (size + SVM_MAX_ALIGN - 1) / SVM_MAX_ALIGN * SVM_MAX_ALIGN;
-    void *p = s ? aligned_alloc(SVM_MAX_ALIGN, rounded) : NULL;
+    void *p = s ? kiln_aligned_alloc(SVM_MAX_ALIGN, rounded) : NULL;
     if (!p) {
         free(s);
         KILN_ERR(CL_OUT_OF_HOST_MEMORY, "clSVMAlloc: %zu bytes", size);
@@ -148,7 +148,7 @@ cl_int CL_API_CALL clEnqueueSVMFree(cl_command_queue q, cl_uint num, void *ptrs[
         return err;
     struct kiln_rt_svm_free *f = &cmd->u.svm_free;
     /* The application may reuse its array once the call returns: keep a copy. */
-    f->ptrs = malloc((num ? num : 1) * sizeof(void *));
+    f->ptrs = kiln_malloc((num ? num : 1) * sizeof(void *));
     if (!f->ptrs) {
         kiln_rt_command_discard(cmd);
         return KILN_ERR(CL_OUT_OF_HOST_MEMORY, "SVM free list");

@@ -65,6 +65,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "kiln_alloc.h"
+
 /* Most workers a pool may have; KILN_NUM_THREADS above this is ignored. */
 #define KILN_SCHED_MAX_THREADS 4096
 /* Largest num_items claimed with fetch_add; see the claim bound above. Larger jobs use a
@@ -190,7 +192,7 @@ static void keep_io_plugins_out(void)
     size_t len = cur ? strlen(cur) : 0, cap = len + 1;
     for (size_t i = 0; i < sizeof io_plugins / sizeof io_plugins[0]; i++)
         cap += strlen(io_plugins[i]) + 1;
-    char *list = malloc(cap);
+    char *list = kiln_malloc(cap);
     if (!list)
         return; /* the component blacklist and I/O filter below still apply */
     size_t at = 0;
@@ -253,7 +255,7 @@ static unsigned cpu_order(int **cpus, unsigned *ncpus)
         return fallback;
     int ncores = hwloc_get_nbobjs_by_type(t, HWLOC_OBJ_CORE);
     int npus = hwloc_get_nbobjs_by_type(t, HWLOC_OBJ_PU);
-    int *list = npus > 0 ? malloc((size_t)npus * sizeof *list) : NULL;
+    int *list = npus > 0 ? kiln_malloc((size_t)npus * sizeof *list) : NULL;
     if (!list) {
         hwloc_topology_destroy(t);
         return ncores > 0 ? (unsigned)ncores : fallback;
@@ -310,13 +312,13 @@ static size_t arena_bytes(size_t size)
 /* A fresh arena for a non-worker thread; NULL when out of memory. */
 static struct arena *arena_new(struct kiln_sched *s)
 {
-    struct arena *a = malloc(sizeof *a);
+    struct arena *a = kiln_malloc(sizeof *a);
     if (!a)
         return NULL;
     a->next = NULL;
     a->pub.index = s->num_workers;
     a->pub.local_mem_size = s->local_mem_size;
-    a->pub.local_mem = aligned_alloc(KILN_SCHED_ARENA_ALIGN, arena_bytes(s->local_mem_size));
+    a->pub.local_mem = kiln_aligned_alloc(KILN_SCHED_ARENA_ALIGN, arena_bytes(s->local_mem_size));
     if (!a->pub.local_mem) {
         free(a);
         return NULL;
@@ -534,7 +536,8 @@ static void *worker_main(void *arg)
     name[sizeof name - 1] = '\0';
     (void)pthread_setname_np(pthread_self(), name);
     /* Allocated, and touched, on the worker's own CPU so the pages are local to it. */
-    w->pub.local_mem = aligned_alloc(KILN_SCHED_ARENA_ALIGN, arena_bytes(w->pub.local_mem_size));
+    w->pub.local_mem =
+        kiln_aligned_alloc(KILN_SCHED_ARENA_ALIGN, arena_bytes(w->pub.local_mem_size));
     if (!w->pub.local_mem)
         err = ENOMEM;
     else
@@ -653,7 +656,7 @@ int kiln_sched_create(const struct kiln_sched_config *cfg, struct kiln_sched **o
         for (unsigned i = 0; i < cfg->num_cpus; i++)
             if (cfg->cpus[i] < 0)
                 return EINVAL;
-        cpus = malloc(cfg->num_cpus * sizeof *cpus);
+        cpus = kiln_malloc(cfg->num_cpus * sizeof *cpus);
         if (!cpus)
             return ENOMEM;
         memcpy(cpus, cfg->cpus, cfg->num_cpus * sizeof *cpus);
@@ -669,7 +672,7 @@ int kiln_sched_create(const struct kiln_sched_config *cfg, struct kiln_sched **o
     }
 
     int err = ENOMEM;
-    struct kiln_sched *s = aligned_alloc(KILN_SCHED_LINE, sizeof *s);
+    struct kiln_sched *s = kiln_aligned_alloc(KILN_SCHED_LINE, sizeof *s);
     if (!s)
         goto out_free_cpus;
     memset(s, 0, sizeof *s);
@@ -678,7 +681,7 @@ int kiln_sched_create(const struct kiln_sched_config *cfg, struct kiln_sched **o
     s->fork_gen = atomic_load_explicit(&fork_generation, memory_order_relaxed);
     atomic_init(&s->gen, 0);
     snprintf(s->name, sizeof s->name, "%s", cfg->name && *cfg->name ? cfg->name : "kiln-wg");
-    s->workers = calloc(n ? (size_t)n : 1, sizeof *s->workers);
+    s->workers = kiln_calloc(n ? (size_t)n : 1, sizeof *s->workers);
     if (!s->workers)
         goto out_free_sched;
     if ((err = pthread_mutex_init(&s->lock, NULL)))

@@ -43,11 +43,12 @@ static void run_ids(struct kt_env *env, cl_kernel k, cl_uint dim, const size_t *
     }
     size_t n = g[0] * g[1] * g[2];
     cl_mem b = clCreateBuffer(env->context, 0, n * 4 * sizeof(cl_uint), NULL, &err);
+    KT_REQUIRE(err == CL_SUCCESS, "b: %d", err);
     KT_REQUIRE(err == CL_SUCCESS, "buffer: %d", err);
     cl_uint py = (cl_uint)g[0], pz = (cl_uint)(g[0] * g[1]);
-    clSetKernelArg(k, 0, sizeof(b), &b);
-    clSetKernelArg(k, 1, sizeof(py), &py);
-    clSetKernelArg(k, 2, sizeof(pz), &pz);
+    KT_REQUIRE_OK(clSetKernelArg(k, 0, sizeof(b), &b));
+    KT_REQUIRE_OK(clSetKernelArg(k, 1, sizeof(py), &py));
+    KT_REQUIRE_OK(clSetKernelArg(k, 2, sizeof(pz), &pz));
     KT_EXPECT(clEnqueueNDRangeKernel(env->queue, k, dim, off, global, local, 0, NULL, NULL),
               CL_SUCCESS);
     cl_uint *out = malloc(n * 4 * sizeof(cl_uint));
@@ -79,6 +80,7 @@ static void ranges(struct kt_env *env, cl_program p)
 {
     cl_int err;
     cl_kernel k = clCreateKernel(p, "ids", &err);
+    KT_REQUIRE(err == CL_SUCCESS, "k: %d", err);
     KT_REQUIRE(err == CL_SUCCESS, "clCreateKernel ids: %d", err);
     size_t g1 = 4096, l1 = 64, off1 = 7;
     run_ids(env, k, 1, NULL, &g1, &l1);
@@ -96,8 +98,10 @@ static void ranges(struct kt_env *env, cl_program p)
     KT_EXPECT(clReleaseKernel(k), CL_SUCCESS);
 
     k = clCreateKernel(p, "sizes", &err);
+    KT_REQUIRE(err == CL_SUCCESS, "k: %d", err);
     cl_mem b = clCreateBuffer(env->context, 0, 2 * 100 * sizeof(cl_uint), NULL, &err);
-    clSetKernelArg(k, 0, sizeof(b), &b);
+    KT_REQUIRE(err == CL_SUCCESS, "b: %d", err);
+    KT_REQUIRE_OK(clSetKernelArg(k, 0, sizeof(b), &b));
     size_t g = 100, l = 32;
     KT_EXPECT(clEnqueueNDRangeKernel(env->queue, k, 1, NULL, &g, &l, 0, NULL, NULL), CL_SUCCESS);
     cl_uint out[200];
@@ -119,14 +123,18 @@ static void local_and_struct(struct kt_env *env, cl_program p)
     for (int i = 0; i < N; i++)
         in[i] = i - 1500;
     cl_mem bi = clCreateBuffer(env->context, CL_MEM_COPY_HOST_PTR, sizeof(in), in, &err);
+    KT_REQUIRE(err == CL_SUCCESS, "bi: %d", err);
     cl_mem bo = clCreateBuffer(env->context, 0, sizeof(out), NULL, &err);
+    KT_REQUIRE(err == CL_SUCCESS, "bo: %d", err);
     cl_kernel k = clCreateKernel(p, "with_local", &err);
-    clSetKernelArg(k, 0, sizeof(bi), &bi);
-    clSetKernelArg(k, 1, sizeof(bo), &bo);
+    KT_REQUIRE(err == CL_SUCCESS, "k: %d", err);
+    KT_REQUIRE_OK(clSetKernelArg(k, 0, sizeof(bi), &bi));
+    KT_REQUIRE_OK(clSetKernelArg(k, 1, sizeof(bo), &bo));
     size_t g = N, l = 100;
-    clSetKernelArg(k, 2, l * sizeof(int), NULL);
+    KT_REQUIRE_OK(clSetKernelArg(k, 2, l * sizeof(int), NULL));
     KT_EXPECT(clEnqueueNDRangeKernel(env->queue, k, 1, NULL, &g, &l, 0, NULL, NULL), CL_SUCCESS);
-    clSetKernelArg(k, 2, 4096 * sizeof(int), NULL); /* enough for any chosen local size */
+    KT_REQUIRE_OK(
+        clSetKernelArg(k, 2, 4096 * sizeof(int), NULL)); /* enough for any chosen local size */
     KT_EXPECT(clEnqueueNDRangeKernel(env->queue, k, 1, NULL, &g, NULL, 0, NULL, NULL), CL_SUCCESS);
     KT_EXPECT(clEnqueueReadBuffer(env->queue, bo, CL_TRUE, 0, sizeof(out), out, 0, NULL, NULL),
               CL_SUCCESS);
@@ -150,8 +158,10 @@ static void local_and_struct(struct kt_env *env, cl_program p)
     for (int i = 0; i < 256; i++)
         a[i] = (float)i;
     cl_mem ba = clCreateBuffer(env->context, CL_MEM_COPY_HOST_PTR, sizeof(a), a, &err);
+    KT_REQUIRE(err == CL_SUCCESS, "ba: %d", err);
     k = clCreateKernel(p, "with_struct", &err);
-    clSetKernelArg(k, 0, sizeof(ba), &ba);
+    KT_REQUIRE(err == CL_SUCCESS, "k: %d", err);
+    KT_REQUIRE_OK(clSetKernelArg(k, 0, sizeof(ba), &ba));
     KT_EXPECT(clSetKernelArg(k, 1, sizeof(params), &params), CL_SUCCESS);
     g = 256;
     KT_EXPECT(clEnqueueNDRangeKernel(env->queue, k, 1, NULL, &g, NULL, 0, NULL, NULL), CL_SUCCESS);
@@ -168,7 +178,8 @@ static void local_and_struct(struct kt_env *env, cl_program p)
     clReleaseKernel(k);
 
     k = clCreateKernel(p, "task", &err);
-    clSetKernelArg(k, 0, sizeof(bo), &bo);
+    KT_REQUIRE(err == CL_SUCCESS, "k: %d", err);
+    KT_REQUIRE_OK(clSetKernelArg(k, 0, sizeof(bo), &bo));
     KT_EXPECT(clEnqueueTask(env->queue, k, 0, NULL, NULL), CL_SUCCESS);
     int first = 0;
     clEnqueueReadBuffer(env->queue, bo, CL_TRUE, 0, sizeof(first), &first, 0, NULL, NULL);
@@ -187,12 +198,13 @@ static void buffer_commands(struct kt_env *env)
     for (size_t i = 0; i < n; i++)
         h[i] = (unsigned char)(i * 7 + 3);
     cl_mem a = clCreateBuffer(env->context, 0, n, NULL, &err);
+    KT_REQUIRE(err == CL_SUCCESS, "a: %d", err);
     cl_mem b = clCreateBuffer(env->context, 0, n, NULL, &err);
+    KT_REQUIRE(err == CL_SUCCESS, "b: %d", err);
     cl_event ev[3];
-    KT_EXPECT(clEnqueueWriteBuffer(env->queue, a, CL_FALSE, 0, n, h, 0, NULL, &ev[0]), CL_SUCCESS);
-    KT_EXPECT(clEnqueueCopyBuffer(env->queue, a, b, 0, 0, n, 1, &ev[0], &ev[1]), CL_SUCCESS);
-    KT_EXPECT(clEnqueueReadBuffer(env->queue, b, CL_FALSE, 0, n, back, 1, &ev[1], &ev[2]),
-              CL_SUCCESS);
+    KT_REQUIRE_OK(clEnqueueWriteBuffer(env->queue, a, CL_FALSE, 0, n, h, 0, NULL, &ev[0]));
+    KT_REQUIRE_OK(clEnqueueCopyBuffer(env->queue, a, b, 0, 0, n, 1, &ev[0], &ev[1]));
+    KT_REQUIRE_OK(clEnqueueReadBuffer(env->queue, b, CL_FALSE, 0, n, back, 1, &ev[1], &ev[2]));
     KT_EXPECT(clWaitForEvents(3, ev), CL_SUCCESS);
     KT_CHECK(memcmp(h, back, n) == 0, "write/copy/read round trip differs");
     cl_ulong t[4];
@@ -246,6 +258,7 @@ static void buffer_commands(struct kt_env *env)
 
     /* USE_HOST_PTR is zero-copy: a mapping points into the caller's memory. */
     cl_mem u = clCreateBuffer(env->context, CL_MEM_USE_HOST_PTR, 4096, h, &err);
+    KT_REQUIRE(err == CL_SUCCESS, "u: %d", err);
     void *mu =
         clEnqueueMapBuffer(env->queue, u, CL_TRUE, CL_MAP_READ, 128, 64, 0, NULL, NULL, &err);
     KT_CHECK(mu == h + 128, "USE_HOST_PTR mapping %p, host %p", mu, (void *)(h + 128));

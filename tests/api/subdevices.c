@@ -51,7 +51,8 @@ static cl_uint partition(cl_device_id dev, const cl_device_partition_property *p
     KT_REQUIRE(err == CL_SUCCESS, "%s: counting: %d", what, err);
     KT_REQUIRE(n >= 1 && n <= cap, "%s: %u sub-devices", what, n);
     cl_uint again = 0;
-    KT_EXPECT(clCreateSubDevices(dev, props, n, out, &again), CL_SUCCESS);
+    err = clCreateSubDevices(dev, props, n, out, &again);
+    KT_REQUIRE(err == CL_SUCCESS, "%s: %d", what, err);
     KT_CHECK(again == n, "%s: %u then %u", what, n, again);
     return n;
 }
@@ -382,11 +383,14 @@ int main(void)
     KT_EXPECT(clGetContextInfo(ctx, CL_CONTEXT_DEVICES, sizeof(in_ctx), &in_ctx, NULL), CL_SUCCESS);
     KT_CHECK(in_ctx == subs[0], "context device");
     cl_program prog = clCreateProgramWithSource(ctx, 1, &src, NULL, &err);
-    KT_EXPECT(clBuildProgram(prog, 0, NULL, NULL, NULL, NULL), CL_SUCCESS);
+    KT_REQUIRE(err == CL_SUCCESS, "program: %d", err);
+    KT_REQUIRE_OK(clBuildProgram(prog, 0, NULL, NULL, NULL, NULL));
     cl_kernel k = clCreateKernel(prog, "inc", &err);
+    KT_REQUIRE(err == CL_SUCCESS, "kernel: %d", err);
     int val[64] = {0};
     cl_mem buf = clCreateBuffer(ctx, CL_MEM_COPY_HOST_PTR, sizeof(val), val, &err);
-    KT_EXPECT(clSetKernelArg(k, 0, sizeof(buf), &buf), CL_SUCCESS);
+    KT_REQUIRE(err == CL_SUCCESS, "buffer: %d", err);
+    KT_REQUIRE_OK(clSetKernelArg(k, 0, sizeof(buf), &buf));
     size_t g = 64;
     KT_EXPECT(clEnqueueNDRangeKernel(q, k, 1, NULL, &g, NULL, 0, NULL, NULL), CL_SUCCESS);
     KT_EXPECT(clEnqueueReadBuffer(q, buf, CL_TRUE, 0, sizeof(val), val, 0, NULL, NULL), CL_SUCCESS);

@@ -40,6 +40,13 @@ static int kt_failures;
         }                                                                                          \
     } while (0)
 
+/* Stop the test unless `expr` returns CL_SUCCESS: what follows depends on it. */
+#define KT_REQUIRE_OK(expr)                                                                        \
+    do {                                                                                           \
+        cl_int req_ = (expr);                                                                      \
+        KT_REQUIRE(req_ == CL_SUCCESS, "%s: %d", #expr, req_);                                     \
+    } while (0)
+
 struct kt_env {
     cl_platform_id platform;
     cl_device_id device;
@@ -94,6 +101,7 @@ static inline cl_program kt_build(struct kt_env *env, const char *src, const cha
         char log[8192] = "";
         clGetProgramBuildInfo(p, env->device, CL_PROGRAM_BUILD_LOG, sizeof(log), log, NULL);
         fprintf(stderr, "build log:\n%s\n", log);
+        clReleaseProgram(p); /* nothing is left behind for the leak checker */
     }
     KT_REQUIRE(err == CL_SUCCESS, "clBuildProgram: %d", err);
     return p;
