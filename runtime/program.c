@@ -683,11 +683,8 @@ cl_program CL_API_CALL clLinkProgram(cl_context context, cl_uint num_devices,
                        num_input_programs, (void *)input_programs);
     if (err == CL_SUCCESS && pfn_notify == NULL && user_data != NULL)
         err = KILN_ERR(CL_INVALID_VALUE, "user_data without pfn_notify");
-    for (cl_uint i = 0; err == CL_SUCCESS && i < num_input_programs; i++) {
+    for (cl_uint i = 0; err == CL_SUCCESS && i < num_input_programs; i++)
         err = kiln_rt_check_program(input_programs[i]);
-        if (err == CL_SUCCESS && input_programs[i]->context != context)
-            err = KILN_ERR(CL_INVALID_CONTEXT, "input program %u belongs to another context", i);
-    }
     if (err == CL_SUCCESS)
         err = kiln_rt_compiler(&cc);
     if (err == CL_SUCCESS)
