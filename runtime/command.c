@@ -18,6 +18,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <emmintrin.h>
+
 /* Commands below this many bytes of host work run on the thread that readies them. */
 #define INLINE_BYTES (256u * 1024)
 /* Copies and fills are dealt to workers in slices of this size. */
@@ -197,10 +199,41 @@ static void run_bytes(struct kiln_sched_job *job, size_t first, size_t count,
         memmove(c->dst + begin, c->src + begin, end - begin);
         return;
     }
-    /* SLICE_BYTES is a multiple of every pattern size (1..128, powers of two). */
+    /*
+     * SLICE_BYTES and the size are multiples of every pattern size (1..128, powers of
+     * two), so a slice is whole patterns. A one-byte pattern is memset; any other is copied
+     * into a 128-byte block (a whole number of patterns) and the block is written with
+     * non-temporal 16-byte stores, which keep a large fill from reading the destination
+     * into the cache first; the unaligned head and the tail go through memcpy.
+     */
     const size_t ps = c->pattern_size;
-    for (size_t off = begin; off < end; off += ps)
-        memcpy(c->dst + off, c->pattern, ps);
+    if (ps == 1) {
+        memset(c->dst + begin, *(const unsigned char *)c->pattern, end - begin);
+        return;
+    }
+    /* Two copies of the 128-byte period, so a 16-byte load at any phase stays inside. */
+    unsigned char block[256] __attribute__((aligned(16)));
+    for (size_t i = 0; i < sizeof(block); i += ps)
+        memcpy(block + i, c->pattern, ps);
+    const size_t period = 128;
+    size_t off = begin;
+    /* The phase of the pattern at dst + off is off % ps, 0 here: off is a multiple of ps. */
+    size_t head = (size_t)(-(uintptr_t)(c->dst + off)) & 15;
+    if (head > end - off)
+        head = end - off;
+    memcpy(c->dst + off, block, head);
+    off += head;
+    if (end - off >= period) {
+        __m128i v[8];
+        for (int i = 0; i < 8; i++)
+            v[i] = _mm_loadu_si128((const __m128i *)(block + (head + 16 * (size_t)i) % period));
+        for (; end - off >= period; off += period)
+            for (int i = 0; i < 8; i++)
+                _mm_stream_si128((__m128i *)(c->dst + off) + i, v[i]);
+        _mm_sfence();
+    }
+    for (; off < end; off++)
+        c->dst[off] = block[(off - begin) % period];
 }
 
 /* Rectangles: one item per row, rows numbered slice by slice. */

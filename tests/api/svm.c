@@ -250,6 +250,27 @@ static void commands(struct kt_env *env)
         KT_CHECK(bad == 0, "fill with a %zu-byte pattern: %d wrong", ps, bad);
     }
 
+    /* Large fills (run in slices on the workers) from an offset that is not 16-aligned. */
+    enum { BIG = 3 << 20 };
+    unsigned char *big = clSVMAlloc(env->context, CL_MEM_READ_WRITE, BIG, 0);
+    KT_REQUIRE(big, "a large SVM allocation");
+    for (size_t ps = 1; ps <= 128; ps *= 4) {
+        unsigned char pat[128];
+        for (size_t i = 0; i < ps; i++)
+            pat[i] = (unsigned char)(7 * ps + i + 1);
+        size_t at = ps < 16 ? ps : 2 * ps, len = (BIG - 2 * at) / ps * ps;
+        memset(big, 0xee, BIG);
+        KT_EXPECT(clEnqueueSVMMemFill(env->queue, big + at, pat, ps, len, 0, NULL, NULL),
+                  CL_SUCCESS);
+        KT_EXPECT(clFinish(env->queue), CL_SUCCESS);
+        size_t bad = 0;
+        for (size_t i = 0; i < len; i++)
+            bad += big[at + i] != pat[i % ps];
+        bad += big[at - 1] != 0xee || big[at + len] != 0xee;
+        KT_CHECK(bad == 0, "large fill, %zu-byte pattern at offset %zu: %zu wrong", ps, at, bad);
+    }
+    clSVMFree(env->context, big);
+
     /* Refusals, with the event left alone. */
     int pattern = 1;
     ev = (cl_event)(uintptr_t)0x1234;
