@@ -325,8 +325,10 @@ cl_int CL_API_CALL clGetDeviceInfo(cl_device_id device, cl_device_info param, si
         put_u64(&a, CL_FP_DENORM | CL_FP_INF_NAN | CL_FP_ROUND_TO_NEAREST);
         break;
     case CL_DEVICE_DOUBLE_FP_CONFIG:
-        /* What cl_khr_fp64 requires: the math library is correct for all of it. */
-        put_u64(&a, CL_FP_FMA | CL_FP_ROUND_TO_NEAREST | CL_FP_INF_NAN | CL_FP_DENORM);
+        /* What cl_khr_fp64 requires (OpenCL 3.0 §4.2); every rounding mode is there for the
+         * explicit-mode conversions. */
+        put_u64(&a, CL_FP_FMA | CL_FP_ROUND_TO_NEAREST | CL_FP_ROUND_TO_ZERO | CL_FP_ROUND_TO_INF |
+                        CL_FP_INF_NAN | CL_FP_DENORM);
         break;
     case CL_DEVICE_HALF_FP_CONFIG:
         put_u64(&a, 0);
