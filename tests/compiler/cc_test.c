@@ -895,6 +895,49 @@ static int test_builtins_vectorise(void)
 }
 
 /*
+ * Build `src`, whose kernels `fkernel` (float) and `dkernel` (double) call math builtins, and
+ * check their work-group functions: no call instruction and more than `min_vector` packed
+ * vector instructions each (ps for float, pd for double, on xmm/ymm/zmm registers).
+ */
+static int check_math_vectorised(const char *src, const char *fkernel, const char *dkernel,
+                                 size_t min_vector)
+{
+    setenv("KILN_KEEP_ASM", "1", 1);
+    struct kiln_cc_program *p = build_ok(src, NULL);
+    CHECK(p);
+    char *text = cc->assembly(p);
+    CHECK(text);
+    const char *const kernels[] = {fkernel, dkernel};
+    static const char *const packed[] = {"ps\t", "pd\t"};
+    for (size_t w = 0; w < 2; w++) {
+        char wrapper[128];
+        snprintf(wrapper, sizeof(wrapper), "kiln.wg.%s:", kernels[w]);
+        char *start = strstr(text, wrapper);
+        CHECK(start);
+        char *end = strstr(start, ".size");
+        CHECK(end);
+        size_t calls = 0, vector = 0;
+        for (char *line = start; line && line < end; line = strchr(line + 1, '\n')) {
+            char *op = line + 1;
+            while (*op == ' ' || *op == '\t')
+                op++;
+            if (strncmp(op, "call", 4) == 0)
+                calls++;
+            char *eol = strchr(op, '\n');
+            char *hit = strstr(op, packed[w]);
+            if (hit && (!eol || hit < eol) && (strstr(op, "mm") != NULL))
+                vector++;
+        }
+        printf("%s %zu packed vector instructions, %zu calls\n", wrapper, vector, calls);
+        CHECK(calls == 0);
+        CHECK(vector > min_vector);
+    }
+    free(text);
+    cc->destroy(p);
+    return 0;
+}
+
+/*
  * A kernel calling sin, exp, log, pow, sqrt and rsqrt (float and double) per work-item
  * is vectorised across work-items: its work-group function uses packed vector
  * instructions and calls nothing (every builtin inlined, no scalar call per lane).
@@ -914,37 +957,7 @@ static int test_math_vector_asm(void)
         "    double x = a[i], y = b[i];\n"
         "    c[i] = sin(x) + exp(x) + log(y) + pow(y, x) + sqrt(y) + rsqrt(y);\n"
         "}\n";
-    setenv("KILN_KEEP_ASM", "1", 1);
-    struct kiln_cc_program *p = build_ok(src, NULL);
-    CHECK(p);
-    char *text = cc->assembly(p);
-    CHECK(text);
-    static const char *const wrappers[] = {"kiln.wg.trans:", "kiln.wg.transd:"};
-    static const char *const packed[] = {"ps\t", "pd\t"};
-    for (size_t w = 0; w < 2; w++) {
-        char *start = strstr(text, wrappers[w]);
-        CHECK(start);
-        char *end = strstr(start, ".size");
-        CHECK(end);
-        size_t calls = 0, vector = 0;
-        for (char *line = start; line && line < end; line = strchr(line + 1, '\n')) {
-            char *op = line + 1;
-            while (*op == ' ' || *op == '\t')
-                op++;
-            if (strncmp(op, "call", 4) == 0)
-                calls++;
-            char *eol = strchr(op, '\n');
-            char *hit = strstr(op, packed[w]);
-            if (hit && (!eol || hit < eol) && (strstr(op, "mm") != NULL))
-                vector++;
-        }
-        printf("%s %zu packed vector instructions, %zu calls\n", wrappers[w], vector, calls);
-        CHECK(calls == 0);
-        CHECK(vector > 20);
-    }
-    free(text);
-    cc->destroy(p);
-    return 0;
+    return check_math_vectorised(src, "trans", "transd", 20);
 }
 
 /*
@@ -964,37 +977,8 @@ static int test_math_misc_vector_asm(void)
         "{ BODY(float) }\n"
         "kernel void miscd(global const double *a, global const double *b, global double *c)\n"
         "{ BODY(double) }\n";
-    setenv("KILN_KEEP_ASM", "1", 1);
-    struct kiln_cc_program *p = build_ok(src, NULL);
-    CHECK(p);
-    char *text = cc->assembly(p);
-    CHECK(text);
-    static const char *const wrappers[] = {"kiln.wg.misc:", "kiln.wg.miscd:"};
-    static const char *const packed[] = {"ps\t", "pd\t"};
-    for (size_t w = 0; w < 2; w++) {
-        char *start = strstr(text, wrappers[w]);
-        CHECK(start);
-        char *end = strstr(start, ".size");
-        CHECK(end);
-        size_t calls = 0, vector = 0;
-        for (char *line = start; line && line < end; line = strchr(line + 1, '\n')) {
-            char *op = line + 1;
-            while (*op == ' ' || *op == '\t')
-                op++;
-            if (strncmp(op, "call", 4) == 0)
-                calls++;
-            char *eol = strchr(op, '\n');
-            char *hit = strstr(op, packed[w]);
-            if (hit && (!eol || hit < eol) && (strstr(op, "mm") != NULL))
-                vector++;
-        }
-        printf("%s %zu packed vector instructions, %zu calls\n", wrappers[w], vector, calls);
-        CHECK(calls == 0);
-        CHECK(vector > 200); /* about 90 when the work-item loop stays scalar */
-    }
-    free(text);
-    cc->destroy(p);
-    return 0;
+    return check_math_vectorised(src, "misc", "miscd",
+                                 200 /* about 90 when the work-item loop stays scalar */);
 }
 
 struct test {
