@@ -175,6 +175,29 @@ static inline cl_int kt_run_in(struct kt_env *env, cl_program p, const char *nam
     return err;
 }
 
+/*
+ * Build `src` with `options` expecting CL_BUILD_PROGRAM_FAILURE and a build log that
+ * contains `needle`; `what` names the case in messages.
+ */
+static inline void kt_build_fails(struct kt_env *env, const char *src, const char *options,
+                                  const char *needle, const char *what)
+{
+    cl_int err;
+    cl_program p = clCreateProgramWithSource(env->context, 1, &src, NULL, &err);
+    KT_REQUIRE(err == CL_SUCCESS, "clCreateProgramWithSource: %d", err);
+    err = clBuildProgram(p, 1, &env->device, options, NULL, NULL);
+    KT_CHECK(err == CL_BUILD_PROGRAM_FAILURE, "%s: build gave %d", what, err);
+    size_t size = 0;
+    clGetProgramBuildInfo(p, env->device, CL_PROGRAM_BUILD_LOG, 0, NULL, &size);
+    char *log = calloc(1, size + 1);
+    KT_REQUIRE(log, "out of memory");
+    KT_EXPECT(clGetProgramBuildInfo(p, env->device, CL_PROGRAM_BUILD_LOG, size, log, NULL),
+              CL_SUCCESS);
+    KT_CHECK(strstr(log, needle) != NULL, "%s: the log does not name %s:\n%s", what, needle, log);
+    free(log);
+    clReleaseProgram(p);
+}
+
 static inline int kt_finish(const char *name)
 {
     if (kt_failures) {
