@@ -69,11 +69,9 @@ void kiln_rt_command_free(struct kiln_rt_command *cmd)
             kiln_rt_obj_drop(&cmd->u.nd.kernel->obj);
         for (unsigned i = 0; i < cmd->u.nd.num_held; i++)
             kiln_rt_obj_drop(&cmd->u.nd.held[i]->obj);
-        free(cmd->u.nd.held);
         free(cmd->u.nd.scratch);
         free(cmd->u.nd.printf_buf);
-        free(cmd->u.nd.args);
-        free(cmd->u.nd.arg_store);
+        free(cmd->u.nd.args); /* the held list and the argument store with it */
     }
     if (cmd->kind == KILN_CMD_NATIVE) {
         for (cl_uint i = 0; i < cmd->u.native.num_held; i++)

@@ -498,11 +498,17 @@ static cl_int snapshot_args(cl_kernel k, struct kiln_rt_command *cmd, size_t loc
         return KILN_ERR(CL_OUT_OF_RESOURCES,
                         "__local variables and arguments need %zu bytes, the device has %zu", local,
                         local_limit);
-    nd->args = kiln_calloc(n ? n : 1, sizeof(void *));
-    nd->arg_store = kiln_calloc(store ? store : 1, 1);
-    nd->held = kiln_calloc(num_mems ? num_mems : 1, sizeof(cl_mem));
-    if (!nd->args || !nd->arg_store || !nd->held)
+    /* One allocation: the argument pointers, the held buffers, then the 16-byte aligned
+     * store the pointers point into (freed through nd->args). */
+    size_t ptrs = (n ? n : 1) * sizeof(void *), mems = (num_mems ? num_mems : 1) * sizeof(cl_mem);
+    size_t head = (ptrs + mems + 15) / 16 * 16;
+    unsigned char *block = kiln_aligned_alloc(16, (head + (store ? store : 1) + 15) / 16 * 16);
+    if (!block)
         return KILN_ERR(CL_OUT_OF_HOST_MEMORY, "kernel arguments");
+    memset(block, 0, head + (store ? store : 1));
+    nd->args = (void **)block;
+    nd->held = (cl_mem *)(block + ptrs);
+    nd->arg_store = block + head;
     size_t at = 0;
     local = k->cc->local_mem_static;
     for (unsigned i = 0; i < n; i++) {

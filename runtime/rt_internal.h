@@ -215,7 +215,8 @@ struct _cl_event {
     atomic_int status;           /* written under lock; read anywhere with acquire */
     struct kiln_rt_dep *waiters; /* under lock: commands waiting on this event */
     struct kiln_rt_callback *callbacks, **callbacks_tail; /* under lock, in registration order */
-    cl_ulong t_queued, t_submit, t_start, t_end;          /* under lock once complete */
+    bool profiled; /* its queue has CL_QUEUE_PROFILING_ENABLE: the t_* are read */
+    cl_ulong t_queued, t_submit, t_start, t_end; /* under lock once complete */
 };
 
 cl_int kiln_rt_check_event(cl_event e);
