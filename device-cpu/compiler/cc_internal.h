@@ -157,6 +157,12 @@ struct kiln_cc_build {
     unsigned num_headers;
     unsigned id;          /* numbers this build's IR dumps */
     const char *dump_dir; /* KILN_DUMP_IR, or NULL */
+    /*
+     * The region transform refused a kernel (wg_regions.c): the build is then made again
+     * with force_fibers, which puts every barrier kernel on fibers.
+     */
+    bool regions_refused;
+    bool force_fibers;
 };
 
 enum kiln_cc_status kiln_cc_frontend_run(struct kiln_cc_build *b, const char *source);

@@ -279,8 +279,12 @@ static void destroy(struct kiln_cc_program *p)
     free(p);
 }
 
-static enum kiln_cc_status build(const char *source, const char *options,
-                                 struct kiln_cc_program **out, char **log_out)
+/*
+ * One build of `source`; with `force_fibers` every barrier kernel goes on fibers. *refused
+ * tells whether the region transform refused a kernel (the build then failed).
+ */
+static enum kiln_cc_status build_once(const char *source, const char *options, bool force_fibers,
+                                      struct kiln_cc_program **out, char **log_out, bool *refused)
 {
     struct kiln_cc_log log;
     struct kiln_cc_options opts;
@@ -289,6 +293,7 @@ static enum kiln_cc_status build(const char *source, const char *options,
 
     kiln_cc_log_init(&log);
     b.log = &log;
+    b.force_fibers = force_fibers;
     b.host = kiln_cc_init();
     if (!b.host) {
         kiln_cc_log_append(&log, "error: LLVM has no code generator for this host\n");
@@ -350,6 +355,44 @@ out_free_build:
         destroy(b.prog);
     kiln_cc_options_fini(&opts);
 out_log:
+    *refused = b.regions_refused;
+    *log_out = kiln_cc_log_take(&log);
+    if (!*log_out && status == KILN_CC_OK) {
+        destroy(*out);
+        status = KILN_CC_OUT_OF_MEMORY;
+    }
+    return status;
+}
+
+/*
+ * A build; when the region transform refuses a kernel (DESIGN.md §4), the program is built
+ * again with every barrier kernel on fibers, and the log says why.
+ */
+static enum kiln_cc_status build(const char *source, const char *options,
+                                 struct kiln_cc_program **out, char **log_out)
+{
+    bool refused = false;
+    enum kiln_cc_status status = build_once(source, options, false, out, log_out, &refused);
+    if (status != KILN_CC_BUILD_FAILED || !refused)
+        return status;
+    char *first = *log_out, *second = NULL;
+    status = build_once(source, options, true, out, &second, &refused);
+    struct kiln_cc_log log;
+    kiln_cc_log_init(&log);
+    /* The refusal, as a note now: each of its "error: " lines becomes "note: ". */
+    for (char *line = first; line && *line;) {
+        char *eol = strchr(line, '\n');
+        size_t len = eol ? (size_t)(eol - line) + 1 : strlen(line);
+        if (strncmp(line, "error: ", 7) == 0)
+            kiln_cc_log_printf(&log, "note: %.*s", (int)(len - 7), line + 7);
+        else
+            kiln_cc_log_printf(&log, "%.*s", (int)len, line);
+        line += len;
+    }
+    kiln_cc_log_printf(&log, "note: the program's barrier kernels run on fibers instead\n");
+    kiln_cc_log_append(&log, second ? second : "");
+    free(first);
+    free(second);
     *log_out = kiln_cc_log_take(&log);
     if (!*log_out && status == KILN_CC_OK) {
         destroy(*out);

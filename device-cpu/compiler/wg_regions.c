@@ -196,7 +196,9 @@ enum kiln_cc_status kiln_cc_barrier_strategy(struct kiln_cc_build *b, const char
                                              bool *fibers)
 {
     const char *s = getenv("KILN_BARRIER_STRATEGY");
-    *fibers = false;
+    *fibers = b->force_fibers;
+    if (b->force_fibers)
+        return KILN_CC_OK;
     if (!s || !*s || strcmp(s, "regions") == 0)
         return KILN_CC_OK;
     if (strcmp(s, "fibers") == 0) {
@@ -318,6 +320,7 @@ static void regions_free(struct regions *r)
 static enum kiln_cc_status refuse(struct regions *r, const char *why)
 {
     kiln_cc_log_printf(r->b->log, "error: kernel '%s' calls barrier() but %s\n", r->kernel, why);
+    r->b->regions_refused = true;
     return KILN_CC_BUILD_FAILED;
 }
 
