@@ -134,6 +134,10 @@ static enum kiln_cc_status translate(char *word, const char **cursor, struct kil
             return KILN_CC_INVALID_OPTIONS;
         }
         *have_std = true;
+        /* OpenCL C 1.x has no non-uniform work-groups: the global size must be a multiple
+         * of the local size, as -cl-uniform-work-group-size asks (OpenCL 3.0 §5.8.4.7). */
+        if (strncmp(word + 8, "CL1.", 4) == 0)
+            o->uniform_wg = true;
         *arg = concat(word, "");
         return *arg ? KILN_CC_OK : KILN_CC_OUT_OF_MEMORY;
     }
@@ -192,8 +196,10 @@ enum kiln_cc_status kiln_cc_options_parse(const char *options, struct kiln_cc_op
             break;
         }
     }
-    /* §5.8.6: without -cl-std the highest OpenCL C 1.x version is used. */
+    /* §5.8.6: without -cl-std the highest OpenCL C 1.x version is used, with its uniform
+     * work-groups. */
     if (status == KILN_CC_OK && !have_std) {
+        out->uniform_wg = true;
         char *arg = concat("-cl-std=CL1.2", "");
         if (!arg || !push(out, arg))
             status = KILN_CC_OUT_OF_MEMORY;

@@ -299,11 +299,60 @@ static void properties(struct kt_env *env)
     clReleaseProgram(p);
 }
 
+/*
+ * Non-uniform work-groups exist from OpenCL C 2.0 on: a program for 1.x (the default
+ * without -cl-std) or built with -cl-uniform-work-group-size needs a global size that the
+ * local size divides; an OpenCL C 2.0 or 3.0 program gets a smaller last group.
+ */
+static void uniform_groups(struct kt_env *env)
+{
+    static const char one[] = "kernel void k(global int *o) { o[get_global_id(0)] = 1; }";
+    static const struct {
+        const char *options;
+        cl_int want;
+    } cases[] = {
+        {NULL, CL_INVALID_WORK_GROUP_SIZE},
+        {"-cl-std=CL1.2", CL_INVALID_WORK_GROUP_SIZE},
+        {"-cl-std=CL1.1", CL_INVALID_WORK_GROUP_SIZE},
+        {"-cl-std=CL3.0 -cl-uniform-work-group-size", CL_INVALID_WORK_GROUP_SIZE},
+        {"-cl-std=CL2.0", CL_SUCCESS},
+        {"-cl-std=CL3.0", CL_SUCCESS},
+    };
+    cl_int err;
+    cl_mem out = clCreateBuffer(env->context, CL_MEM_READ_WRITE, 100 * sizeof(int), NULL, &err);
+    KT_REQUIRE(err == CL_SUCCESS, "buffer: %d", err);
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        cl_program p = kt_build(env, one, cases[i].options);
+        cl_kernel k = clCreateKernel(p, "k", &err);
+        KT_REQUIRE(err == CL_SUCCESS, "clCreateKernel: %d", err);
+        KT_EXPECT(clSetKernelArg(k, 0, sizeof(out), &out), CL_SUCCESS);
+        size_t g = 100, l = 64, divides = 50;
+        cl_event ev = untouched;
+        err = clEnqueueNDRangeKernel(env->queue, k, 1, NULL, &g, &l, 0, NULL, &ev);
+        KT_CHECK(err == cases[i].want, "options \"%s\": global 100, local 64: %d, want %d",
+                 cases[i].options ? cases[i].options : "", err, cases[i].want);
+        if (err == CL_SUCCESS)
+            clReleaseEvent(ev);
+        else
+            KT_CHECK(ev == untouched, "event written on failure");
+        KT_EXPECT(clEnqueueNDRangeKernel(env->queue, k, 1, NULL, &g, &divides, 0, NULL, NULL),
+                  CL_SUCCESS);
+        g = 97; /* no local size: Kiln must choose one that divides 97 for 1.x */
+        KT_EXPECT(clEnqueueNDRangeKernel(env->queue, k, 1, NULL, &g, NULL, 0, NULL, NULL),
+                  CL_SUCCESS);
+        KT_EXPECT(clFinish(env->queue), CL_SUCCESS);
+        clReleaseKernel(k);
+        clReleaseProgram(p);
+    }
+    clReleaseMemObject(out);
+}
+
 int main(void)
 {
     struct kt_env env;
     kt_setup(&env, 0);
     properties(&env);
+    uniform_groups(&env);
     handles(&env);
     buffers(&env);
     builds(&env);
