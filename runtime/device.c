@@ -442,7 +442,7 @@ cl_int CL_API_CALL clGetDeviceInfo(cl_device_id device, cl_device_info param, si
     case CL_DEVICE_SVM_CAPABILITIES:
         /* One address space and coherent caches: every kind is plain memory (svm.c). */
         put_u64(&a, CL_DEVICE_SVM_COARSE_GRAIN_BUFFER | CL_DEVICE_SVM_FINE_GRAIN_BUFFER |
-                        CL_DEVICE_SVM_FINE_GRAIN_SYSTEM);
+                        CL_DEVICE_SVM_FINE_GRAIN_SYSTEM | CL_DEVICE_SVM_ATOMICS);
         break;
     case CL_DEVICE_ATOMIC_MEMORY_CAPABILITIES:
         /* every order and scope (kernel-lib/atomic: every scope is the system scope);

@@ -5,6 +5,7 @@
  * pattern size, map, unmap, migrate, free with and without a callback), buffers made on
  * SVM memory, and every refusal.
  */
+#include <stdatomic.h>
 #include <stdint.h>
 
 #include "kiln_test.h"
@@ -334,6 +335,45 @@ static void commands(struct kt_env *env)
     KT_EXPECT(clFinish(env->queue), CL_SUCCESS);
 }
 
+/*
+ * SVM atomics: a kernel and the host add to one counter in a fine-grained allocation with
+ * CL_MEM_SVM_ATOMICS at the same time; no update is lost.
+ */
+static void svm_atomics(struct kt_env *env)
+{
+    enum { ITEMS = 4096, EACH = 64, HOST = 200000 };
+    static const char src[] = "kernel void add(global atomic_int *c)\n"
+                              "{\n"
+                              "    for (int i = 0; i < 64; i++)\n"
+                              "        atomic_fetch_add_explicit(c, 1, memory_order_relaxed,\n"
+                              "                                  memory_scope_all_svm_devices);\n"
+                              "}\n";
+    cl_device_svm_capabilities caps = 0;
+    clGetDeviceInfo(env->device, CL_DEVICE_SVM_CAPABILITIES, sizeof(caps), &caps, NULL);
+    KT_CHECK(caps & CL_DEVICE_SVM_ATOMICS, "CL_DEVICE_SVM_ATOMICS not reported");
+    atomic_int *counter = clSVMAlloc(
+        env->context, CL_MEM_READ_WRITE | CL_MEM_SVM_FINE_GRAIN_BUFFER | CL_MEM_SVM_ATOMICS,
+        sizeof(atomic_int), 0);
+    KT_REQUIRE(counter, "an SVM allocation with atomics");
+    atomic_init(counter, 0);
+    cl_program p = kt_build(env, src, "-cl-std=CL2.0");
+    cl_int err;
+    cl_kernel k = clCreateKernel(p, "add", &err);
+    KT_REQUIRE(err == CL_SUCCESS, "clCreateKernel: %d", err);
+    KT_EXPECT(clSetKernelArgSVMPointer(k, 0, counter), CL_SUCCESS);
+    size_t g = ITEMS, l = 64;
+    KT_EXPECT(clEnqueueNDRangeKernel(env->queue, k, 1, NULL, &g, &l, 0, NULL, NULL), CL_SUCCESS);
+    KT_EXPECT(clFlush(env->queue), CL_SUCCESS);
+    for (int i = 0; i < HOST; i++)
+        atomic_fetch_add_explicit(counter, 1, memory_order_relaxed);
+    KT_EXPECT(clFinish(env->queue), CL_SUCCESS);
+    int got = atomic_load(counter);
+    KT_CHECK(got == ITEMS * EACH + HOST, "counter %d, want %d", got, ITEMS * EACH + HOST);
+    clReleaseKernel(k);
+    clReleaseProgram(p);
+    clSVMFree(env->context, counter);
+}
+
 int main(void)
 {
     struct kt_env env;
@@ -349,6 +389,7 @@ int main(void)
     cl_program prog = kt_build(&env, src, "-cl-std=CL2.0");
     kernels(&env, prog);
     commands(&env);
+    svm_atomics(&env);
     clReleaseProgram(prog);
 
     /* A context destroyed with SVM allocations left frees them (LSan sees no leak). */
