@@ -226,7 +226,7 @@ static size_t add_kernel(char *out, size_t at, size_t cap, const struct fn *f, i
 {
     const char *t = dbl ? "double" : "float";
     const char *yt = f->kind == INT_ARG ? "int" : t;
-    char w[8] = "", call[200];
+    char w[16] = "", call[200];
     if (width > 1)
         snprintf(w, sizeof(w), "%d", width == 3 ? 4 : width);
     int un = f->kind == UNARY;
