@@ -62,6 +62,10 @@ cl_int kiln_rt_check_device(cl_device_id d)
 
 cl_int kiln_rt_device_sched(cl_device_id d, struct kiln_sched **out)
 {
+    /* acquire: pairs with the release below, so the pool is seen fully started */
+    *out = atomic_load_explicit(&d->sched_ready, memory_order_acquire);
+    if (*out)
+        return CL_SUCCESS;
     cl_int err = CL_SUCCESS;
     pthread_mutex_lock(&sched_lock);
     if (!d->sched) {
@@ -88,6 +92,8 @@ cl_int kiln_rt_device_sched(cl_device_id d, struct kiln_sched **out)
                                : KILN_ERR(CL_OUT_OF_RESOURCES, "worker pool: %s", strerror(rc));
     }
     *out = d->sched;
+    if (d->sched)
+        atomic_store_explicit(&d->sched_ready, d->sched, memory_order_release);
     pthread_mutex_unlock(&sched_lock);
     return err;
 }

@@ -125,6 +125,8 @@ struct _cl_device_id {
     struct kiln_object obj;
     cl_platform_id platform;
     struct kiln_sched *sched; /* created on first use, under kiln_rt_device_sched() */
+    /* sched once it exists (release), so each launch and wait reads it without the lock */
+    _Atomic(struct kiln_sched *) sched_ready;
     cl_uint compute_units;
     /*
      * Its compute units: indices into kiln_cpu_info's core table, compute_units of them.
