@@ -118,10 +118,11 @@
         T s = __builtin_elementwise_sqrt(KILN_FMA(-x, x, (T)1));                                   \
         return (x != x) ? x : kiln_atan2##SUF(s, x);                                               \
     }                                                                                              \
-    /* r / pi with 1/pi in two parts: one rounding */                                              \
+    /* r / pi with 1/pi in two parts: one rounding; a zero keeps its sign (the low part's */       \
+    /* product would otherwise turn -0 into +0) */                                                 \
     static T KILN_OVERLOAD kiln_by_pi##SUF(T r)                                                    \
     {                                                                                              \
-        return KILN_FMA(r, (T)KILN_IPI_HI, r * (T)KILN_IPI_LO);                                    \
+        return r == (T)0 ? r : KILN_FMA(r, (T)KILN_IPI_HI, r * (T)KILN_IPI_LO);                    \
     }
 
 #define KILN_ATAN_CORES_BOTH(T, S, I, U, N, CV)                                                    \

@@ -200,7 +200,9 @@
         T cv = kiln_quad(q, c, -s);                                                                \
         cv = (zero & odd) ? (T)0.0 : cv;                                                           \
         T tv = odd ? -c / s : s / c;                                                               \
-        tv = zero ? (odd ? (q == 1.0 ? (T)INFINITY : (T)-INFINITY) : (T)0.0) : tv;                 \
+        tv = zero                                                                                  \
+                 ? (odd ? (q == 1.0 ? (T)INFINITY : (T)-INFINITY) : (q == 2.0 ? (T)-0.0 : (T)0.0)) \
+                 : tv;                                                                             \
         /* tan(pi/4) is exactly 1 (the two polynomials may differ in the last bit). */             \
         T one = __builtin_elementwise_copysign((T)1.0, r);                                         \
         tv = __builtin_elementwise_abs(r) == 0.25 ? (odd ? -one : one) : tv;                       \

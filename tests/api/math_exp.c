@@ -58,8 +58,8 @@ REF1(tan, tan)
 
 /*
  * sinpi, cospi, tanpi: |x| = n/2 + r exactly (long double), then the C library's
- * sinl/cosl of pi r. Zeros: sinpi(+-n) = +-0, cospi(n + 1/2) = +0, tanpi(+-n) = +-0,
- * tanpi(n + 1/2) = +inf for even n and -inf for odd n (C23), odd in x.
+ * sinl/cosl of pi r. Zeros: sinpi(+-n) = +-0, cospi(n + 1/2) = +0, tanpi(n) = +0 for even
+ * and -0 for odd n >= 0, tanpi(n + 1/2) = +inf for even n and -inf for odd n (C23), odd in x.
  */
 static long double ref_pi(long double x, int which)
 {
@@ -78,7 +78,7 @@ static long double ref_pi(long double x, int which)
     if (r == 0) {
         sv = odd ? sv : 0;
         cv = odd ? 0 : cv;
-        tv = odd ? (q == 1 ? INFINITY : -INFINITY) : 0;
+        tv = odd ? (q == 1 ? INFINITY : -INFINITY) : q == 2 ? -0.0L : 0;
     }
     if (which == 1)
         return cv;

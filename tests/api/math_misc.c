@@ -670,6 +670,8 @@ static double ulp_error(long double got, long double want, enum ty t)
     }
     if (isinf(got))
         return INFINITY;
+    if (want == 0 && got == 0)
+        return signbit(got) == signbit(want) ? 0 : INFINITY; /* a zero's sign is exact */
     int e = want == 0 ? emin : ilogbl(want);
     if (e < emin)
         e = emin;
