@@ -4,7 +4,7 @@
  *
  * Values come from hwloc through device-cpu (kiln_cpu_info_get). The rule: report
  * only what works. Optional features whose tests do not exist yet read as absent
- * (no images, no fp16, no sub-groups); docs/status.md lists them.
+ * (no images, no fp16); docs/status.md lists them.
  */
 #include "rt_internal.h"
 
@@ -51,6 +51,7 @@ static const cl_name_version c_features[] = {
     {CL_MAKE_VERSION(3, 0, 0), "__opencl_c_atomic_scope_device"},
     {CL_MAKE_VERSION(3, 0, 0), "__opencl_c_atomic_scope_all_devices"},
     {CL_MAKE_VERSION(3, 0, 0), "__opencl_c_pipes"},
+    {CL_MAKE_VERSION(3, 0, 0), "__opencl_c_subgroups"},
 };
 
 cl_int kiln_rt_check_device(cl_device_id d)
@@ -265,8 +266,11 @@ cl_int CL_API_CALL clGetDeviceInfo(cl_device_id device, cl_device_info param, si
     case CL_DEVICE_PREFERRED_PLATFORM_ATOMIC_ALIGNMENT:
     case CL_DEVICE_PREFERRED_GLOBAL_ATOMIC_ALIGNMENT:
     case CL_DEVICE_PREFERRED_LOCAL_ATOMIC_ALIGNMENT:
-    case CL_DEVICE_MAX_NUM_SUB_GROUPS:
         put_u32(&a, 0);
+        break;
+    case CL_DEVICE_MAX_NUM_SUB_GROUPS:
+        /* one work-item per sub-group (docs/kernel-lib.md) */
+        put_u32(&a, (cl_uint)d->max_wg_size);
         break;
     case CL_DEVICE_PARTITION_MAX_SUB_DEVICES:
         put_u32(&a, splits ? d->compute_units : 0);
@@ -302,6 +306,7 @@ cl_int CL_API_CALL clGetDeviceInfo(cl_device_id device, cl_device_info param, si
     case CL_DEVICE_IMAGE_SUPPORT:
     case CL_DEVICE_ERROR_CORRECTION_SUPPORT:
     case CL_DEVICE_SUB_GROUP_INDEPENDENT_FORWARD_PROGRESS:
+        /* a group's work-items, each a sub-group, run one after another */
         put_u32(&a, CL_FALSE);
         break;
     case CL_DEVICE_WORK_GROUP_COLLECTIVE_FUNCTIONS_SUPPORT:

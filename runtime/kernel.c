@@ -392,10 +392,9 @@ static size_t kernel_max_wg(cl_kernel k)
     return k->program->context->device->max_wg_size;
 }
 
-cl_int CL_API_CALL clGetKernelWorkGroupInfo(cl_kernel k, cl_device_id device,
-                                            cl_kernel_work_group_info param_name,
-                                            size_t param_value_size, void *param_value,
-                                            size_t *param_value_size_ret)
+/* The checks shared by the work-group and sub-group queries: a kernel, and a device of its
+ * program (NULL only when the program has one device). */
+static cl_int check_kernel_device(cl_kernel k, cl_device_id device)
 {
     cl_int err = kiln_rt_check_kernel(k);
     if (err == CL_SUCCESS && device != NULL) {
@@ -408,6 +407,15 @@ cl_int CL_API_CALL clGetKernelWorkGroupInfo(cl_kernel k, cl_device_id device,
         if (n > 1)
             err = KILN_ERR(CL_INVALID_DEVICE, "device is NULL but the kernel has %u devices", n);
     }
+    return err;
+}
+
+cl_int CL_API_CALL clGetKernelWorkGroupInfo(cl_kernel k, cl_device_id device,
+                                            cl_kernel_work_group_info param_name,
+                                            size_t param_value_size, void *param_value,
+                                            size_t *param_value_size_ret)
+{
+    cl_int err = check_kernel_device(k, device);
     if (err != CL_SUCCESS)
         return err;
     size_t sz;
@@ -436,6 +444,82 @@ cl_int CL_API_CALL clGetKernelWorkGroupInfo(cl_kernel k, cl_device_id device,
     default:
         return KILN_ERR(CL_INVALID_VALUE, "unknown work-group query 0x%x", param_name);
     }
+}
+
+/*
+ * Sub-groups have one work-item each (docs/kernel-lib.md): a group of n work-items has n
+ * sub-groups of size 1, whatever its shape.
+ */
+static cl_int local_size_input(cl_kernel_sub_group_info param_name, size_t in_size,
+                               const void *in_value, size_t *items)
+{
+    if (!in_value || in_size == 0 || in_size % sizeof(size_t) != 0 || in_size / sizeof(size_t) > 3)
+        return KILN_ERR(CL_INVALID_VALUE,
+                        "query 0x%x needs a local size of 1 to 3 size_t values (got %zu bytes%s)",
+                        param_name, in_size, in_value ? "" : ", NULL");
+    const size_t *local = in_value;
+    *items = 1;
+    for (size_t d = 0; d < in_size / sizeof(size_t); d++)
+        *items *= local[d];
+    return CL_SUCCESS;
+}
+
+cl_int CL_API_CALL clGetKernelSubGroupInfo(cl_kernel k, cl_device_id device,
+                                           cl_kernel_sub_group_info param_name, size_t in_size,
+                                           const void *in_value, size_t size, void *value,
+                                           size_t *size_ret)
+{
+    cl_int err = check_kernel_device(k, device);
+    if (err != CL_SUCCESS)
+        return err;
+    size_t out[3] = {0, 0, 0}, items;
+    switch (param_name) {
+    case CL_KERNEL_MAX_SUB_GROUP_SIZE_FOR_NDRANGE:
+        err = local_size_input(param_name, in_size, in_value, &items);
+        out[0] = 1;
+        break;
+    case CL_KERNEL_SUB_GROUP_COUNT_FOR_NDRANGE:
+        err = local_size_input(param_name, in_size, in_value, &items);
+        out[0] = items;
+        break;
+    case CL_KERNEL_LOCAL_SIZE_FOR_SUB_GROUP_COUNT: {
+        if (!in_value || in_size != sizeof(size_t))
+            return KILN_ERR(CL_INVALID_VALUE,
+                            "CL_KERNEL_LOCAL_SIZE_FOR_SUB_GROUP_COUNT needs one size_t count");
+        size_t dims = value ? size / sizeof(size_t) : 3;
+        if (value && (size % sizeof(size_t) != 0 || dims == 0 || dims > 3))
+            return KILN_ERR(CL_INVALID_VALUE,
+                            "CL_KERNEL_LOCAL_SIZE_FOR_SUB_GROUP_COUNT returns 1 to 3 size_t "
+                            "values (got room for %zu bytes)",
+                            size);
+        size_t count = *(const size_t *)in_value;
+        const size_t *r = k->cc->reqd_work_group_size;
+        /* count sub-groups are count work-items; a required size is the only shape allowed.
+         * No shape in `dims` dimensions: all zeros. */
+        if (r[0] && count == kernel_max_wg(k)) {
+            for (size_t d = 0; d < 3; d++)
+                out[d] = r[d] ? r[d] : 1;
+            for (size_t d = dims; d < 3; d++)
+                if (out[d] != 1)
+                    memset(out, 0, sizeof(out));
+        } else if (!r[0] && count > 0 && count <= kernel_max_wg(k)) {
+            out[0] = count;
+            out[1] = out[2] = 1;
+        }
+        return kiln_rt_info(out, dims * sizeof(size_t), size, value, size_ret);
+    }
+    case CL_KERNEL_MAX_NUM_SUB_GROUPS:
+        out[0] = kernel_max_wg(k);
+        break;
+    case CL_KERNEL_COMPILE_NUM_SUB_GROUPS:
+        out[0] = 0; /* Kiln has no attribute that fixes it */
+        break;
+    default:
+        return KILN_ERR(CL_INVALID_VALUE, "unknown sub-group query 0x%x", param_name);
+    }
+    if (err != CL_SUCCESS)
+        return err;
+    return kiln_rt_info(out, sizeof(size_t), size, value, size_ret);
 }
 
 /* ---- launching ------------------------------------------------------------------ */

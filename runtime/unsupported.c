@@ -232,19 +232,6 @@ cl_int CL_API_CALL clGetSamplerInfo(cl_sampler sampler, cl_sampler_info param_na
 
 /* ---- kernels and queues ----------------------------------------------------- */
 
-cl_int CL_API_CALL clGetKernelSubGroupInfo(cl_kernel kernel, cl_device_id device,
-                                           cl_kernel_sub_group_info param_name, size_t in_size,
-                                           const void *in_value, size_t size, void *value,
-                                           size_t *size_ret)
-{
-    (void)device, (void)param_name, (void)in_size, (void)in_value, (void)size, (void)value,
-        (void)size_ret;
-    cl_int err = kiln_rt_check_kernel(kernel);
-    if (err == CL_SUCCESS)
-        err = KILN_ERR(CL_INVALID_OPERATION, "the device does not support sub-groups");
-    return err;
-}
-
 cl_int CL_API_CALL clSetDefaultDeviceCommandQueue(cl_context context, cl_device_id device,
                                                   cl_command_queue command_queue)
 {

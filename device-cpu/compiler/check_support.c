@@ -6,11 +6,10 @@
  * kernel can reach (globaldce has dropped the rest), so only what a kernel really
  * uses is refused, and the log can name that kernel. Refused:
  *  - calls to work-group and sub-group functions other than the barriers and
- *    what the kernel library defines (work-group copies, collectives and pipe
- *    reservations), the sub-group pipe reservations among them: the
- *    work-group loop runs work-items one after another, which is correct only
- *    without them (barrier and work_group_barrier never get here: wg_regions.c
- *    or wg_fibers.c consumed them, or the work-group stage failed the build);
+ *    what the kernel library defines (work-group copies, collectives, sub-group
+ *    functions and pipe reservations): the work-group loop runs work-items one after another, which
+ * is correct only without them (barrier and work_group_barrier never get here: wg_regions.c or
+ * wg_fibers.c consumed them, or the work-group stage failed the build);
  *  - calls to functions defined neither by the program, nor by the kernel
  *    library, nor by the runtime (fiber_rt.c): builtins Kiln does not implement
  *    yet, or a missing user function;
@@ -91,14 +90,6 @@ static bool check_function(struct kiln_cc_build *b, LLVMValueRef fn)
         return false;
     }
     kiln_cc_base_name(name, base, sizeof(base));
-    if (strncmp(base, "__sub_group_", 12) == 0 && strstr(base, "_pipe")) {
-        /* Clang's names for sub_group_reserve_*_pipe and sub_group_commit_*_pipe. */
-        kiln_cc_log_printf(b->log,
-                           "error: kernel '%s' calls %s(): the sub-group pipe functions need "
-                           "sub-groups, which this version of Kiln does not support\n",
-                           kernel, base + 2);
-        return false;
-    }
     if (is_group_sync(base)) {
         kiln_cc_log_printf(b->log,
                            "error: kernel '%s' calls %s(): barriers, work-group and sub-group "

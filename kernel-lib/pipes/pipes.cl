@@ -30,8 +30,7 @@
  * commit publishes them.
  *
  * The sub-group forms (__sub_group_reserve_*_pipe, __sub_group_commit_*_pipe) are
- * not defined: the device reports no sub-groups, and a kernel calling them fails
- * to build with a log line naming the function (check_support.c).
+ * the work-item forms: every sub-group is a single work-item (workgroup/subgroup.cl).
  */
 #include "kiln_lib.h"
 #include "kiln_pipe.h"
@@ -180,6 +179,15 @@ int __write_pipe_4(kiln_pipe_t p, __private void *rid, uint index, void *data, u
                                          uint align)                                               \
     {                                                                                              \
         kiln_pipe_group_commit(p, SIDE, rid);                                                      \
+    }                                                                                              \
+    /* a sub-group is one work-item: its reservation is the work-item's */                         \
+    __private void *__sub_group_reserve_##RW##_pipe(kiln_pipe_t p, uint n, uint size, uint align)  \
+    {                                                                                              \
+        return kiln_pipe_reserve_rid(p, SIDE, n, size);                                            \
+    }                                                                                              \
+    void __sub_group_commit_##RW##_pipe(kiln_pipe_t p, __private void *rid, uint size, uint align) \
+    {                                                                                              \
+        kiln_pipe_commit(p, SIDE, kiln_rid_bits(rid));                                             \
     }
 
 KILN_PIPE_SIDE(read, KILN_PIPE_READ)

@@ -8,7 +8,7 @@
  *  - producer and consumer kernels in one in-order queue move packets of 1, 3,
  *    4, 8, 12, 16, 64 and 128 bytes (char, struct of 3 chars, int, double, a
  *    struct of int/float/char, int4, float16, long16) through read_pipe/write_pipe,
- *    work-item reservations of 4 packets and work-group reservations: every packet
+ *    work-item reservations of 4 packets, sub-group and work-group reservations: every packet
  *    arrives exactly once (the multisets of what was written and read are equal),
  *    and a reservation's packets arrive together and in order;
  *  - pipes of 1 and of 10^6 packets, a full pipe (only max_packets writes
@@ -20,8 +20,7 @@
  *    packet size make the built-ins fail without crashing;
  *  - producer and consumer kernels in two queues, streaming through a pipe
  *    smaller than the data;
- *  - the compile errors the specification requires, each with a build log, and
- *    the sub-group forms refused with a log line (the device has no sub-groups).
+ *  - the compile errors the specification requires, each with a build log.
  * Kernels are built with -cl-std=CL3.0 and again with CL2.0.
  */
 #include "kiln_test.h"
@@ -68,6 +67,20 @@ static const char *kernels_src =
     "  if (is_valid_reserve_id(r)) { \\\n"
     "    T v; st[g] = read_pipe(p, r, (uint)get_local_id(0), &v); out[g] = v; \\\n"
     "    work_group_commit_read_pipe(p, r); } } \\\n"
+    "kernel void sgprod_##T(global const T *in, write_only pipe T p, global int *st) { \\\n"
+    "  size_t g = get_global_id(0); \\\n"
+    "  reserve_id_t r = sub_group_reserve_write_pipe(p, get_sub_group_size()); \\\n"
+    "  st[g] = -2; \\\n"
+    "  if (is_valid_reserve_id(r)) { \\\n"
+    "    st[g] = write_pipe(p, r, get_sub_group_local_id(), &in[g]); \\\n"
+    "    sub_group_commit_write_pipe(p, r); } } \\\n"
+    "kernel void sgcons_##T(read_only pipe T p, global T *out, global int *st) { \\\n"
+    "  size_t g = get_global_id(0); \\\n"
+    "  reserve_id_t r = sub_group_reserve_read_pipe(p, get_sub_group_size()); \\\n"
+    "  st[g] = -2; \\\n"
+    "  if (is_valid_reserve_id(r)) { \\\n"
+    "    T v; st[g] = read_pipe(p, r, get_sub_group_local_id(), &v); out[g] = v; \\\n"
+    "    sub_group_commit_read_pipe(p, r); } } \\\n"
     "kernel void wiprod_##T(global const T *in, write_only pipe T p, global int *st) { \\\n"
     "  size_t g = get_global_id(0); \\\n"
     "  reserve_id_t r = reserve_write_pipe(p, 4); \\\n"
@@ -234,11 +247,20 @@ static size_t count_ok(const int *st, size_t n)
     return k;
 }
 
+static cl_kernel kernel_of(cl_program p, const char *name)
+{
+    cl_int err;
+    cl_kernel k = clCreateKernel(p, name, &err);
+    KT_REQUIRE(err == CL_SUCCESS, "clCreateKernel %s: %d", name, err);
+    return k;
+}
+
 /*
  * n packets of type t through a pipe of `cap` packets with `mode` "" (read_pipe and
- * write_pipe), "wg" (work-group reservations of `local`) or "wi" (work-item
- * reservations of 4). Writes succeed for min(n, cap) packets, reads for as many,
- * with the same multiset; then the pipe is empty.
+ * write_pipe), "wg" (work-group reservations of `local`), "sg" (sub-group reservations
+ * of the sub-group size, in groups of `local`) or "wi" (work-item reservations of 4). Writes
+ * succeed for min(n, cap) packets, reads for as many, with the same multiset; then the pipe is
+ * empty.
  */
 static void transfer(struct kt_env *env, cl_program p, const struct ptype *t, size_t n, cl_uint cap,
                      const char *mode, size_t local)
@@ -265,10 +287,18 @@ static void transfer(struct kt_env *env, cl_program p, const struct ptype *t, si
     read_back(env, bcst, cst, items * sizeof(int));
     read_back(env, bout, out, n * sz);
 
-    /* Each writer (work-item, or group in mode wg) moves `per` packets or none. */
+    /* Each writer (work-item, or group in mode wg, or sub-group in mode sg) moves `per`
+     * packets or none. */
     const bool wg = strcmp(mode, "wg") == 0, wi = strcmp(mode, "wi") == 0;
     const size_t unit = wi ? 4 : 1; /* packets per status entry */
-    const size_t per = wg ? local : unit;
+    size_t per = wg ? local : unit;
+    if (strcmp(mode, "sg") == 0) {
+        cl_kernel k = kernel_of(p, pname);
+        KT_EXPECT(clGetKernelSubGroupInfo(k, env->device, CL_KERNEL_MAX_SUB_GROUP_SIZE_FOR_NDRANGE,
+                                          sizeof(local), &local, sizeof(per), &per, NULL),
+                  CL_SUCCESS);
+        clReleaseKernel(k);
+    }
     const size_t fit = (n < cap ? n : cap) / per * per;
     size_t wrote = count_ok(pst, items), got = count_ok(cst, items);
     KT_CHECK(wrote * unit == fit, "%s x %zu, pipe of %u, mode '%s': %zu packets written, want %zu",
@@ -513,14 +543,6 @@ static void bad_input(struct kt_env *env)
 
 /* ---- reservations: order, limits, bad ids -------------------------------------- */
 
-static cl_kernel kernel_of(cl_program p, const char *name)
-{
-    cl_int err;
-    cl_kernel k = clCreateKernel(p, name, &err);
-    KT_REQUIRE(err == CL_SUCCESS, "clCreateKernel %s: %d", name, err);
-    return k;
-}
-
 static void run_task(struct kt_env *env, cl_kernel k)
 {
     size_t one = 1;
@@ -729,12 +751,6 @@ static void compile_errors(struct kt_env *env)
         {"kernel void k(read_only pipe int p, global float *x) { read_pipe(p, x); }",
          "-cl-std=CL3.0", "invalid argument type"},
         {"kernel void k(read_only pipe int p) {}", "-cl-std=CL1.2", "pipe"},
-        {"kernel void k(read_only pipe int p, global int *x) {\n"
-         "  reserve_id_t r = sub_group_reserve_read_pipe(p, 1);\n"
-         "  if (is_valid_reserve_id(r)) { read_pipe(p, r, 0, x); sub_group_commit_read_pipe(p, "
-         "r); }\n"
-         "}",
-         "-cl-std=CL3.0", "sub_group_reserve_read_pipe(): the sub-group pipe functions need"},
         {"#define P(i) read_only pipe int p##i\n"
          "kernel void k(P(0), P(1), P(2), P(3), P(4), P(5), P(6), P(7), P(8), P(9), P(10),\n"
          "              P(11), P(12), P(13), P(14), P(15), P(16)) {}",
@@ -798,11 +814,14 @@ int main(int argc, char **argv)
         transfer(&env, prog, &types[i], 1024, 1024, "", 0);
         transfer(&env, prog, &types[i], 1024, 1024, "wi", 0);
         transfer(&env, prog, &types[i], 1024, 1024, "wg", 64);
+        transfer(&env, prog, &types[i], 1024, 1024, "sg", 64);
         transfer(&env, prog, &types[i], 1024, 100, "", 0);
         transfer(&env, prog, &types[i], 1024, 100, "wg", 16);
     }
     transfer(&env, prog20, &types[2], 1024, 1024, "", 0);
     transfer(&env, prog20, &types[2], 1024, 1024, "wg", 32);
+    transfer(&env, prog20, &types[2], 1024, 1024, "sg", 32);
+    transfer(&env, prog, &types[2], 1024, 100, "sg", 16);
     /* One packet: a single write and read get through; no 4-packet reservation fits. */
     transfer(&env, prog, &types[2], 64, 1, "", 0);
     transfer(&env, prog, &types[2], 64, 1, "wi", 0);

@@ -697,12 +697,13 @@ static int test_unsupported_refused(void)
                                            "}\n";
     static const char *const fibers_needles[] = {"kernel 'k' calls undefined function 'nosuch'",
                                                  NULL};
-    /* Work-group collectives come from the kernel library; sub-group ones do not yet. */
-    static const char collective[] = "kernel void k(global int *p)\n"
+    /* A group function the kernel library does not define is refused by name. */
+    static const char collective[] = "int __attribute__((overloadable)) sub_group_nosuch(int);\n"
+                                     "kernel void k(global int *p)\n"
                                      "{\n"
-                                     "    p[get_global_id(0)] = sub_group_reduce_add(1);\n"
+                                     "    p[get_global_id(0)] = sub_group_nosuch(1);\n"
                                      "}\n";
-    static const char *const collective_needles[] = {"calls sub_group_reduce_add()", NULL};
+    static const char *const collective_needles[] = {"calls sub_group_nosuch()", NULL};
     return expect_failure(image, "-cl-std=CL3.0", KILN_CC_BUILD_FAILED, image_needles) ||
            expect_failure(undefined, NULL, KILN_CC_BUILD_FAILED, undefined_needles) ||
            expect_failure(undefined_fibers, NULL, KILN_CC_BUILD_FAILED, fibers_needles) ||
