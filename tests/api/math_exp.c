@@ -388,6 +388,37 @@ static void run_kernel(struct kt_env *env, const char *kname, const void *xb, co
 }
 
 /*
+ * half_sin/cos/tan and native_sin/cos/tan beyond the half_ domain (|x| > 2^16): undefined
+ * values, but sin and cos within [-1, 1] and tan finite, as the conformance suite checks.
+ */
+static void test_trig_out_of_domain(struct kt_env *env)
+{
+    static const char *src =
+        "kernel void k(global const float *x, global float *r) {\n"
+        "  size_t i = get_global_id(0); float v = x[i];\n"
+        "  r[6 * i] = half_sin(v); r[6 * i + 1] = half_cos(v); r[6 * i + 2] = half_tan(v);\n"
+        "  r[6 * i + 3] = native_sin(v); r[6 * i + 4] = native_cos(v);\n"
+        "  r[6 * i + 5] = native_tan(v);\n"
+        "}\n";
+    float x[16] = {0x1p17f, -0x1p113f, -0x1p121f,  1e30f, FLT_MAX, -FLT_MAX, 3e5f,  -7.5e6f,
+                   0x1p60f, -0x1p90f,  0x1.8p126f, 1e20f, 65537.f, -1e10f,   2e38f, 0x1p24f};
+    float r[16 * 6];
+    struct kt_arg args[] = {{KT_IN, sizeof(x), x}, {KT_OUT, sizeof(r), r}};
+    KT_REQUIRE_OK(kt_run(env, src, NULL, "k", 16, 0, 2, args));
+    for (int i = 0; i < 16; i++)
+        for (int f = 0; f < 6; f++) {
+            float v = r[6 * i + f];
+            int tan = f % 3 == 2;
+            KT_CHECK(tan ? isfinite(v) : (v >= -1.0f && v <= 1.0f), "%s_%s(%a) = %a: out of range",
+                     f < 3 ? "half" : "native",
+                     f % 3 == 0   ? "sin"
+                     : f % 3 == 1 ? "cos"
+                                  : "tan",
+                     x[i], v);
+        }
+}
+
+/*
  * sincos through every address space its pointer may have: private, global and local
  * (every OpenCL C version) and generic (2.0 and later), for float, float4 and double.
  * Eight results per work-item: four sines and the four cosines they stored.
@@ -867,6 +898,7 @@ int main(void)
     clReleaseProgram(prog);
     test_sincos(&env, "-cl-std=CL1.2");
     test_sincos(&env, "-cl-std=CL3.0");
+    test_trig_out_of_domain(&env);
     test_half(&env);
     test_special_cases(&env);
     test_relaxed_options(&env);
