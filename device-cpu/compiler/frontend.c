@@ -28,14 +28,23 @@
 #define LINE_DIRECTIVE "#line 1 \"program.cl\"\n"
 
 /*
- * After the library's flags, the macros that differ for user kernels (OpenCL C 3.0 §6.12):
- * __OPENCL_VERSION__ is the device's OpenCL version, which Clang defines only for SPIR
- * targets; __IMAGE_SUPPORT__, which the library's flags define (kernel-lib/cl-flags.cmake),
- * is undefined because the device reports no image support.
+ * After the library's flags, what differs for user kernels (OpenCL C 3.0 §6.12): the
+ * features and extensions the library is compiled with (kernel-lib/cl-flags.cmake) but the
+ * device does not report are turned off again, so a kernel sees exactly the reported ones
+ * (images and program-scope global variables); __OPENCL_VERSION__ is the device's OpenCL
+ * version, which Clang defines only for SPIR targets; __IMAGE_SUPPORT__ is undefined
+ * because the device reports no image support. Turning features off hides declarations
+ * only: the names of the builtins the library defines stay the same.
  */
 static const char *const base_args[] = {
-    KILN_CC_CL_FLAGS "-internal-isystem", VIRTUAL_INCLUDE_DIR,   "-cl-kernel-arg-info",
-    "-D__OPENCL_VERSION__=300",           "-U__IMAGE_SUPPORT__",
+    KILN_CC_CL_FLAGS "-cl-ext=-__opencl_c_images,-__opencl_c_read_write_images,"
+                     "-__opencl_c_3d_image_writes,-__opencl_c_program_scope_global_variables,"
+                     "-cl_khr_3d_image_writes,-cl_khr_depth_images",
+    "-internal-isystem",
+    VIRTUAL_INCLUDE_DIR,
+    "-cl-kernel-arg-info",
+    "-D__OPENCL_VERSION__=300",
+    "-U__IMAGE_SUPPORT__",
 };
 
 enum kiln_cc_status kiln_cc_frontend_run(struct kiln_cc_build *b, const char *source)
