@@ -168,6 +168,7 @@ struct kiln_cc_build {
 enum kiln_cc_status kiln_cc_frontend_run(struct kiln_cc_build *b, const char *source);
 enum kiln_cc_status kiln_cc_kernels_read(struct kiln_cc_build *b);
 enum kiln_cc_status kiln_cc_link_library(struct kiln_cc_build *b);
+enum kiln_cc_status kiln_cc_guard_divisions(struct kiln_cc_build *b);
 enum kiln_cc_status kiln_cc_lower_printf(struct kiln_cc_build *b);
 enum kiln_cc_status kiln_cc_wrappers_build(struct kiln_cc_build *b);
 enum kiln_cc_status kiln_cc_lower_local(struct kiln_cc_build *b);

@@ -8,6 +8,9 @@
  * m > 2^62, 2^90 for m < 2^-40 and 1 in between for float; 2^-600, 2^600 and the
  * bounds 2^500, 2^-500 for double), which is exact, so the sum of squares stays in
  * the normal range, and length multiplies the square root back by the inverse power.
+ * normalize scales a large vector by 2^-e instead, e the exponent of m: a fixed 2^-70
+ * would make the small components of (2^62, 2^-73) subnormal, losing bits their results
+ * (about 2^-135) keep.
  * An infinite component makes length and distance +infinity (even beside a NaN); a
  * NaN otherwise makes them NaN. normalize follows §6.15.5: a zero vector is returned
  * unchanged, a vector with a NaN becomes all NaNs, and a vector with infinities is
@@ -46,6 +49,18 @@
 #define KG_LIM_float(M, m)  M(m, float, 0x1p62f, 0x1p-40f, 0x1p-70f, 0x1p90f)
 #define KG_LIM_double(M, m) M(m, double, 0x1p500, 0x1p-500, 0x1p-600, 0x1p600)
 
+/* 2^-e for the finite m > 1 of exponent e (exact, 2^-e subnormal for the largest e). */
+#define KG_INVEXP_float(m)  (1.0f / as_float(as_uint(m) & 0x7f800000u))
+#define KG_INVEXP_double(m) (1.0 / as_double(as_ulong(m) & 0x7ff0000000000000ul))
+
+/*
+ * normalize's scale for largest magnitude m: as KG_SCALE, but a large vector is scaled by
+ * 2^-e exactly, to a largest magnitude in [1, 2), so that a small component becomes
+ * subnormal only where its result is subnormal too and loses nothing more there.
+ */
+#define KG_NSCALE(m, T, BIG, SMALL, DOWN, UP)                                                      \
+    ((m) > BIG ? KG_INVEXP_##T(m) : (m) < SMALL ? UP : (T)1)
+
 #define KG_WIDTHS(X, T) X(, T) X(2, T) X(3, T) X(4, T)
 
 /* The scale for largest magnitude m, and its inverse. */
@@ -72,7 +87,7 @@
         T##N inf_ = __builtin_elementwise_abs(p_) == (T##N)INFINITY ? unit_ : (T##N)0 * p_;        \
         T##N v_ = m_ == (T)INFINITY ? inf_ : p_;                                                   \
         T mv_ = m_ == (T)INFINITY ? (T)1 : m_;                                                     \
-        T##N q_ = v_ * KG_LIM_##T(KG_SCALE, mv_);                                                  \
+        T##N q_ = v_ * KG_LIM_##T(KG_NSCALE, mv_);                                                 \
         T d_ = KG_DOT(N, q_, q_);                                                                  \
         d_ == (T)0 ? p_ : q_ / __builtin_elementwise_sqrt(d_);                                     \
     })

@@ -13,7 +13,8 @@
  * per component, length within 2 + n/2 ulp, distance within 2.5 + n/2 ulp,
  * normalize within 2.5 + n/2 ulp per component, and the fast_ forms (float) within
  * the specification's 8192 ulp. Vectors whose components are near the largest and
- * the smallest (denormal) numbers must not overflow or underflow; zero, infinite
+ * the smallest (denormal) numbers must not overflow or underflow, nor a vector with
+ * one large component lose the bits of the others' subnormal results; zero, infinite
  * and NaN components follow §6.15.5 (normalize of zero is zero, a NaN makes every
  * component NaN, infinities become +-1 and the rest 0; length is +inf with an
  * infinite component). The common program is built with -cl-std=CL3.0, the
@@ -346,6 +347,12 @@ static void run_geometric(struct kt_env *env, const struct ftype *t)
                     x = (i % 20 < 10) ? INFINITY : -INFINITY;
                 } else if (kind == 5 && l == 0) {
                     x = NAN;
+                } else if (kind == 7) { /* one large component, the others' results subnormal */
+                    int big_exp = max_exp / 2 - 2 + (int)(rand_r(&seed) % (unsigned)(max_exp / 2));
+                    x = l == 0
+                            ? ldexpl(urand(&seed) + 1, big_exp)
+                            : ldexpl(urand(&seed) + 1,
+                                     big_exp + t->emin - (int)(rand_r(&seed) % (unsigned)t->mant));
                 } else if (kind == 6) {
                     x = ldexpl(x, (int)(rand_r(&seed) % (2 * spread)) - spread);
                     y = ldexpl(y, (int)(rand_r(&seed) % (2 * spread)) - spread);

@@ -9,7 +9,9 @@
  * the width and its neighbours for shift counts). Each result is compared bit for
  * bit with a host reference computed in 128-bit arithmetic from the definitions in
  * the specification. Half of the programs are built with -cl-std=CL1.2, half with
- * CL3.0.
+ * CL3.0. The / and % operators are checked the same way at widths 1, 4 and 16, with
+ * zero divisors and signed MIN / -1 in some lanes: their values are unspecified, but
+ * the kernel must not trap.
  */
 #include "kiln_test.h"
 
@@ -348,12 +350,82 @@ static void run_type(struct kt_env *env, const struct itype *t, const char *std)
     clReleaseProgram(prog);
 }
 
+/*
+ * Division and remainder (the / and % operators): exact where defined, and no trap (SIGFPE on
+ * x86) where OpenCL C leaves the value unspecified, a divisor of 0 and a signed MIN / -1.
+ */
+static const char *div_src = "#define CAT_(a, b) a##b\n"
+                             "#define CAT(a, b) CAT_(a, b)\n"
+                             "#define KD(N) \\\n"
+                             "kernel void CAT(d, N)(global const CAT(T, N) *a, \\\n"
+                             "    global const CAT(T, N) *b, global CAT(T, N) *q, \\\n"
+                             "    global CAT(T, N) *r) { \\\n"
+                             "  size_t i = get_global_id(0); \\\n"
+                             "  q[i] = a[i] / b[i]; r[i] = a[i] % b[i]; \\\n"
+                             "}\n"
+                             "KD() KD(4) KD(16)\n";
+
+static void run_div(struct kt_env *env, const struct itype *t, const char *std)
+{
+    char opts[128];
+    snprintf(opts, sizeof(opts), "%s -DT=%s", std, t->name);
+    cl_program prog = kt_build(env, div_src, opts);
+    size_t es = (size_t)t->bits / 8;
+    unsigned seed = 777u + (unsigned)t->bits * 3u + (t->sgn ? 1u : 0u);
+    static const int dwidths[] = {1, 4, 16};
+    uint64_t m = mask_of(t->bits);
+    for (size_t wi = 0; wi < sizeof(dwidths) / sizeof(dwidths[0]); wi++) {
+        int n = dwidths[wi];
+        size_t nel = (size_t)NITEMS * (size_t)n, bytes = nel * es;
+        void *a = calloc(1, bytes), *b = calloc(1, bytes), *q = calloc(1, bytes),
+             *r = calloc(1, bytes);
+        KT_REQUIRE(a && b && q && r, "out of memory");
+        for (size_t i = 0; i < nel; i++) {
+            put(t, a, i, sample(t, &seed));
+            put(t, b, i, sample(t, &seed));
+            if (i % 8 == 1) /* a zero divisor in a lane beside defined ones */
+                put(t, b, i, 0);
+            else if (i % 8 == 5 && t->sgn) { /* MIN / -1 */
+                put(t, a, i, bits_of(tmin(t)));
+                put(t, b, i, m);
+            }
+        }
+        char kname[16];
+        snprintf(kname, sizeof(kname), n == 1 ? "d" : "d%d", n);
+        struct kt_arg args[] = {
+            {KT_IN, bytes, a}, {KT_IN, bytes, b}, {KT_OUT, bytes, q}, {KT_OUT, bytes, r}};
+        KT_EXPECT(kt_run_in(env, prog, kname, NITEMS, 0, 4, args), CL_SUCCESS);
+        int bad = 0, undefined = 0;
+        for (size_t i = 0; i < nel; i++) {
+            i128 x = get(t, a, i), y = get(t, b, i);
+            if (y == 0 || (t->sgn && x == tmin(t) && y == -1)) {
+                undefined++;
+                continue;
+            }
+            uint64_t wq = bits_of(x / y) & m, wr = bits_of(x % y) & m;
+            uint64_t gq = bits_of(get(t, q, i)) & m, gr = bits_of(get(t, r, i)) & m;
+            if ((gq != wq || gr != wr) && bad++ < 8)
+                KT_CHECK(0, "%s%d: 0x%llx / 0x%llx = 0x%llx rem 0x%llx, want 0x%llx rem 0x%llx",
+                         t->name, n, (unsigned long long)(bits_of(x) & m),
+                         (unsigned long long)(bits_of(y) & m), (unsigned long long)gq,
+                         (unsigned long long)gr, (unsigned long long)wq, (unsigned long long)wr);
+        }
+        KT_CHECK(undefined >= NITEMS / 8, "%s%d: only %d trapping divisions tried", t->name, n,
+                 undefined);
+        KT_CHECK(bad == 0, "%s%d: %d wrong divisions", t->name, n, bad);
+        free(a), free(b), free(q), free(r);
+    }
+    clReleaseProgram(prog);
+}
+
 int main(void)
 {
     struct kt_env env;
     kt_setup(&env, 0);
-    for (size_t i = 0; i < sizeof(types) / sizeof(types[0]); i++)
+    for (size_t i = 0; i < sizeof(types) / sizeof(types[0]); i++) {
         run_type(&env, &types[i], i % 2 ? "-cl-std=CL3.0" : "-cl-std=CL1.2");
+        run_div(&env, &types[i], i % 2 ? "-cl-std=CL1.2" : "-cl-std=CL3.0");
+    }
     kt_teardown(&env);
     return kt_finish("integer");
 }

@@ -405,8 +405,9 @@ static char *read_text(const char *path)
 /* KILN_DUMP_IR writes every stage; the wrapper stage marks the x loop parallel. */
 static int test_dump_ir(void)
 {
-    static const char *const stages[] = {"0-frontend", "1-kernels", "2-linked",  "3-printf",
-                                         "4-wrapped",  "5-locals",  "6-checked", "7-optimized"};
+    static const char *const stages[] = {"0-frontend",  "1-kernels", "2-linked",
+                                         "3-divisions", "4-printf",  "5-wrapped",
+                                         "6-locals",    "7-checked", "8-optimized"};
     char dir[] = "/tmp/kiln-cc-test-XXXXXX";
     char path[128];
     CHECK(mkdtemp(dir));
@@ -418,14 +419,14 @@ static int test_dump_ir(void)
         snprintf(path, sizeof(path), "%s/kiln-0-%s.ll", dir, stages[i]);
         char *text = read_text(path);
         CHECK(text);
-        if (i == 4) {
+        if (i == 5) {
             CHECK(strstr(text, "define void @kiln.wg.vadd(ptr noalias"));
             CHECK(strstr(text, "!\"llvm.loop.parallel_accesses\""));
             CHECK(strstr(text, "!llvm.access.group"));
             CHECK(!strstr(text, "call ptr addrspace(4) @__kiln_ctx"));
             CHECK(!strstr(text, "call i64 @__kiln_local_id"));
         }
-        if (i == 7) {
+        if (i == 8) {
             CHECK(strstr(text, "x float>"));
             CHECK(!strstr(text, "\"target-cpu\"=\"x86-64\""));
         }
@@ -614,14 +615,15 @@ static int test_barrier_scopes(void)
     unsetenv("KILN_DUMP_IR");
     CHECK(p);
     cc->destroy(p);
-    snprintf(path, sizeof(path), "%s/kiln-0-7-optimized.ll", dir);
+    snprintf(path, sizeof(path), "%s/kiln-0-8-optimized.ll", dir);
     char *text = read_text(path);
     CHECK(text);
     CHECK(strstr(text, "!alias.scope"));
     CHECK(strstr(text, "!noalias"));
     free(text);
-    static const char *const stages[] = {"0-frontend", "1-kernels", "2-linked",  "3-printf",
-                                         "4-wrapped",  "5-locals",  "6-checked", "7-optimized"};
+    static const char *const stages[] = {"0-frontend",  "1-kernels", "2-linked",
+                                         "3-divisions", "4-printf",  "5-wrapped",
+                                         "6-locals",    "7-checked", "8-optimized"};
     for (size_t i = 0; i < sizeof(stages) / sizeof(stages[0]); i++) {
         snprintf(path, sizeof(path), "%s/kiln-0-%s.ll", dir, stages[i]);
         remove(path);
@@ -865,7 +867,7 @@ static int test_builtins_vectorise(void)
     unsetenv("KILN_DUMP_IR");
     CHECK(p);
     cc->destroy(p);
-    snprintf(path, sizeof(path), "%s/kiln-0-7-optimized.ll", dir);
+    snprintf(path, sizeof(path), "%s/kiln-0-8-optimized.ll", dir);
     char *text = read_text(path);
     CHECK(text);
     static const char *const wrappers[] = {"define void @kiln.wg.ints(",
@@ -889,8 +891,8 @@ static int test_builtins_vectorise(void)
     }
     free(text);
     remove(path);
-    static const char *const stages[] = {"0-frontend", "1-kernels", "2-linked",
-                                         "3-wrapped",  "4-locals",  "5-checked"};
+    static const char *const stages[] = {"0-frontend", "1-kernels", "2-linked", "3-divisions",
+                                         "4-printf",   "5-wrapped", "6-locals", "7-checked"};
     for (size_t i = 0; i < sizeof(stages) / sizeof(stages[0]); i++) {
         snprintf(path, sizeof(path), "%s/kiln-0-%s.ll", dir, stages[i]);
         remove(path);
