@@ -309,10 +309,14 @@ static bool loop_blocks(LLVMBasicBlockRef latch, LLVMBasicBlockRef header, struc
     return ok && !*oom;
 }
 
-/* Whether the loop's blocks, without the edges back to its header, hold a cycle. */
-static bool has_inner_loop(LLVMValueRef fn, const struct wi_loop *l)
+/*
+ * Whether the loop's blocks, without the edges back to its header, hold a cycle (an
+ * inner loop). With `latches`, every block closing such a cycle is added to it (the
+ * terminator of each is a back edge's branch); without, the walk stops at the first.
+ */
+static bool inner_loops(const struct wi_loop *l, struct ptr_set *latches)
 {
-    /* Depth-first colouring: 0 white, 1 on the stack, 2 done. */
+    /* Depth-first: grey while on the stack, then done as well. */
     struct ptr_set grey = {0}, done = {0};
     bool cycle = false, oom = false;
     size_t cap = 64, top = 0;
@@ -321,12 +325,11 @@ static bool has_inner_loop(LLVMValueRef fn, const struct wi_loop *l)
         unsigned next;
     } *stack = malloc(cap * sizeof(*stack));
 
-    (void)fn;
     if (!stack)
         return false;
     stack[top++] = (struct frame){l->header, 0};
     oom = !set_add(&grey, l->header);
-    while (top > 0 && !cycle && !oom) {
+    while (top > 0 && !oom && !(cycle && !latches)) {
         struct frame *f = &stack[top - 1];
         LLVMValueRef term = LLVMGetBasicBlockTerminator(f->bb);
         unsigned n = term ? LLVMGetNumSuccessors(term) : 0;
@@ -335,12 +338,14 @@ static bool has_inner_loop(LLVMValueRef fn, const struct wi_loop *l)
             top--;
             continue;
         }
-        LLVMBasicBlockRef s = LLVMGetSuccessor(term, f->next++);
+        LLVMBasicBlockRef bb = f->bb, s = LLVMGetSuccessor(term, f->next++);
         if (s == l->header || !set_has(&l->blocks, s) || set_has(&done, s))
             continue;
         if (set_has(&grey, s)) {
             cycle = true;
-            break;
+            if (latches && !set_add(latches, bb))
+                oom = true;
+            continue;
         }
         if (top == cap) {
             struct frame *more = realloc(stack, 2 * cap * sizeof(*stack));
@@ -516,7 +521,7 @@ static struct wi_loop *find_loops(LLVMContextRef ctx, LLVMValueRef fn, unsigned 
                 l.header = LLVMGetSuccessor(br, s);
             *oom |= no_mem;
         }
-        if (*oom || !l.header || !has_inner_loop(fn, &l)) {
+        if (*oom || !l.header || !inner_loops(&l, NULL)) {
             set_free(&l.blocks);
             if (*oom)
                 break;
@@ -949,6 +954,52 @@ static enum kiln_cc_status choose(struct kiln_cc_build *b, LLVMValueRef *fns, bo
     return status;
 }
 
+/* Adds llvm.loop.unroll.disable to the loop the branch `br` closes. */
+static bool no_unroll(LLVMContextRef ctx, LLVMValueRef br)
+{
+    static const char *const drop[] = {"llvm.loop.unroll.disable"};
+    unsigned loop_kind = LLVMGetMDKindIDInContext(ctx, "llvm.loop", 9);
+    LLVMMetadataRef off = LLVMMDNodeInContext2(
+        ctx, (LLVMMetadataRef[]){LLVMMDStringInContext2(ctx, drop[0], strlen(drop[0]))}, 1);
+    if (LLVMGetMetadata(br, loop_kind))
+        return replace_loop_id(ctx, br, drop, 1, &off, 1);
+    LLVMMetadataRef self = LLVMTemporaryMDNode(ctx, NULL, 0);
+    LLVMMetadataRef id = LLVMMDNodeInContext2(ctx, (LLVMMetadataRef[]){self, off}, 2);
+    LLVMMetadataReplaceAllUsesWith(self, id);
+    LLVMSetMetadata(br, loop_kind, LLVMMetadataAsValue(ctx, id));
+    return true;
+}
+
+/*
+ * The vectoriser keeps the scalar work-item loop for the last work-items of a group
+ * (fewer than the width). Unrolling it and the loops inside it would only make code,
+ * so it and its inner loops are marked not to be unrolled. It is the vectorised
+ * work-item loop whose body holds no vector values.
+ */
+static bool keep_remainder_small(LLVMContextRef ctx, LLVMValueRef fn)
+{
+    unsigned loop_kind = LLVMGetMDKindIDInContext(ctx, "llvm.loop", 9);
+    unsigned n;
+    bool oom;
+    struct wi_loop *loops = find_loops(ctx, fn, &n, &oom);
+    for (unsigned i = 0; i < n && !oom; i++) {
+        LLVMValueRef id = LLVMGetMetadata(loops[i].latch_br, loop_kind);
+        if (!loop_entry(id, "llvm.loop.isvectorized") || !widenable_body(ctx, &loops[i], fn, false))
+            continue;
+        struct ptr_set latches = {0};
+        oom = !inner_loops(&loops[i], &latches) && latches.len > 0;
+        for (size_t s = 0; s < latches.cap && !oom; s++)
+            if (latches.keys[s])
+                oom = !no_unroll(ctx,
+                                 LLVMGetBasicBlockTerminator((LLVMBasicBlockRef)latches.keys[s]));
+        set_free(&latches);
+        if (!oom)
+            oom = !no_unroll(ctx, loops[i].latch_br);
+    }
+    loops_free(loops, n);
+    return !oom;
+}
+
 /*
  * After the vectoriser: drops the hints from the loops it left alone, and turns the
  * uniform gathers of the functions it worked on into loads.
@@ -972,7 +1023,7 @@ static enum kiln_cc_status after_vectorize(struct kiln_cc_build *b, LLVMValueRef
             if (!replace_loop_id(b->ctx, br, drop, 2, NULL, 0))
                 return KILN_CC_OUT_OF_MEMORY;
         }
-        if (!scalarise_uniform_gathers(b->ctx, fns[f]))
+        if (!scalarise_uniform_gathers(b->ctx, fns[f]) || !keep_remainder_small(b->ctx, fns[f]))
             return KILN_CC_OUT_OF_MEMORY;
     }
     return KILN_CC_OK;
