@@ -174,6 +174,8 @@ enum kiln_cc_status kiln_cc_wrappers_build(struct kiln_cc_build *b);
 enum kiln_cc_status kiln_cc_lower_local(struct kiln_cc_build *b);
 enum kiln_cc_status kiln_cc_check_support(struct kiln_cc_build *b);
 enum kiln_cc_status kiln_cc_optimize(struct kiln_cc_build *b);
+/* default<O3>, with work-item loops that contain loops vectorised (outer_vec.c). */
+enum kiln_cc_status kiln_cc_optimize_o3(struct kiln_cc_build *b);
 /* On KILN_CC_OK *object is the emitted ELF object, owned by the caller. */
 enum kiln_cc_status kiln_cc_codegen(struct kiln_cc_build *b, LLVMMemoryBufferRef *object);
 /* Takes ownership of `object` in every case. */

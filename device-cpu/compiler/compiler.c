@@ -24,6 +24,7 @@
 #include <llvm-c/BitReader.h>
 #include <llvm-c/BitWriter.h>
 #include <llvm-c/Linker.h>
+#include <llvm-c/Support.h>
 #include <llvm-c/Target.h>
 
 #include <pthread.h>
@@ -50,6 +51,16 @@ static void init_host(void)
         return;
     }
     host_ok = host.cpu && host.features;
+    /*
+     * LLVM's own options for the vectorisation of work-item loops that contain loops
+     * (outer_vec.c): the VPlan-native path for outer loops that ask for it, and a
+     * scalarizer that also splits loads and stores. Neither changes anything else:
+     * only loops with an explicit vectorize hint on an outer loop take that path, and
+     * Kiln runs the scalarizer itself. They are process-wide, so set once, here.
+     */
+    static const char *const llvm_args[] = {"kiln", "-enable-vplan-native-path",
+                                            "-scalarize-load-store"};
+    LLVMParseCommandLineOptions(3, llvm_args, NULL);
 }
 
 const struct kiln_cc_host *kiln_cc_init(void)

@@ -8,11 +8,12 @@
  * function also gets prefer-vector-width=512, because LLVM's tuning for Intel
  * AVX-512 cores otherwise vectorises with 256-bit registers.
  *
+ * The optimisation itself is default<O3>, run in halves around the loop vectoriser so
+ * that work-item loops containing loops can be vectorised too (outer_vec.c).
+ *
  * With -cl-opt-disable the IR is left as the work-group stage made it.
  */
 #include "cc_internal.h"
-
-#include <llvm-c/Transforms/PassBuilder.h>
 
 #include <string.h>
 
@@ -44,17 +45,5 @@ enum kiln_cc_status kiln_cc_optimize(struct kiln_cc_build *b)
     if (b->opts->opt_disable)
         return KILN_CC_OK;
 
-    LLVMPassBuilderOptionsRef opts = LLVMCreatePassBuilderOptions();
-#ifndef NDEBUG
-    LLVMPassBuilderOptionsSetVerifyEach(opts, 1);
-#endif
-    LLVMErrorRef err = LLVMRunPasses(b->mod, "default<O3>", b->tm, opts);
-    LLVMDisposePassBuilderOptions(opts);
-    if (err) {
-        char *msg = LLVMGetErrorMessage(err);
-        kiln_cc_log_printf(b->log, "error: optimisation failed: %s\n", msg);
-        LLVMDisposeErrorMessage(msg);
-        return KILN_CC_INTERNAL;
-    }
-    return KILN_CC_OK;
+    return kiln_cc_optimize_o3(b);
 }
