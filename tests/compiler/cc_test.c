@@ -995,8 +995,9 @@ static int test_math_misc_vector_asm(void)
 static char *build_optimized_ir(const char *src, const char *options, struct kiln_cc_program **out,
                                 char **log_out)
 {
-    static const char *const stages[] = {"0-frontend", "1-kernels", "2-linked",  "3-printf",
-                                         "4-wrapped",  "5-locals",  "6-checked", "7-optimized"};
+    static const char *const stages[] = {"0-frontend",  "1-kernels", "2-linked",
+                                         "3-divisions", "4-printf",  "5-wrapped",
+                                         "6-locals",    "7-checked", "8-optimized"};
     static unsigned builds; /* KILN_DUMP_IR numbers the builds of the process */
     char dir[] = "/tmp/kiln-cc-test-XXXXXX";
     char path[160];
@@ -1009,7 +1010,7 @@ static char *build_optimized_ir(const char *src, const char *options, struct kil
     unsigned id = builds++;
     for (size_t i = 0; i < sizeof(stages) / sizeof(stages[0]); i++) {
         snprintf(path, sizeof(path), "%s/kiln-%u-%s.ll", dir, id, stages[i]);
-        if (i == 7 && s == KILN_CC_OK)
+        if (i == 8 && s == KILN_CC_OK)
             text = read_text(path);
         remove(path);
     }
