@@ -33,12 +33,12 @@ static _Thread_local bool draining;
 cl_int kiln_rt_command_create(cl_command_queue q, enum kiln_rt_cmd_kind kind, cl_command_type type,
                               struct kiln_rt_command **out)
 {
-    struct kiln_rt_command *cmd = kiln_calloc(1, sizeof(*cmd));
+    struct kiln_rt_command *cmd = kiln_rt_recycle_get(&q->cmd_blocks);
     if (!cmd)
         return KILN_ERR(CL_OUT_OF_HOST_MEMORY, "command");
     cl_int err = kiln_rt_event_create(q->context, q, type, &cmd->event);
     if (err != CL_SUCCESS) {
-        free(cmd);
+        kiln_rt_recycle_put(&q->cmd_blocks, cmd);
         return err;
     }
     /* The event's first API reference goes to the caller of the enqueue, or is
@@ -71,7 +71,8 @@ void kiln_rt_command_free(struct kiln_rt_command *cmd)
             kiln_rt_obj_drop(&cmd->u.nd.held[i]->obj);
         free(cmd->u.nd.scratch);
         free(cmd->u.nd.printf_buf);
-        free(cmd->u.nd.args); /* the held list and the argument store with it */
+        if ((unsigned char *)cmd->u.nd.args != cmd->inline_args)
+            free(cmd->u.nd.args); /* the held list and the argument store with it */
     }
     if (cmd->kind == KILN_CMD_NATIVE) {
         for (cl_uint i = 0; i < cmd->u.native.num_held; i++)
@@ -81,9 +82,12 @@ void kiln_rt_command_free(struct kiln_rt_command *cmd)
     }
     if (cmd->kind == KILN_CMD_SVM_FREE)
         free(cmd->u.svm_free.ptrs); /* a command that never ran */
-    free(cmd->deps);
-    kiln_rt_obj_drop(&cmd->event->obj);
-    free(cmd);
+    if (cmd->deps != cmd->inline_deps)
+        free(cmd->deps);
+    /* The event holds the queue, so the block goes back before the event may go. */
+    cl_event ev = cmd->event;
+    kiln_rt_recycle_put(&cmd->queue->cmd_blocks, cmd);
+    kiln_rt_obj_drop(&ev->obj);
 }
 
 cl_int kiln_rt_check_wait_list(cl_command_queue q, cl_uint num_events, const cl_event *wait_list)
@@ -487,7 +491,8 @@ cl_int kiln_rt_command_submit(struct kiln_rt_command *cmd, cl_uint num_events,
             implicit += q->num_outstanding;
     }
     cmd->num_deps = (size_t)num_events + implicit;
-    cmd->deps = kiln_calloc(cmd->num_deps, sizeof(*cmd->deps));
+    cmd->deps = cmd->num_deps <= KILN_RT_INLINE_DEPS ? cmd->inline_deps
+                                                     : kiln_calloc(cmd->num_deps, sizeof(*cmd->deps));
     cl_int err = CL_SUCCESS;
     if (!cmd->deps)
         err = KILN_ERR(CL_OUT_OF_HOST_MEMORY, "command dependencies");

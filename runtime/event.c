@@ -72,15 +72,21 @@ static void event_destroy(struct kiln_object *obj)
     free_callbacks(e->callbacks); /* registered for a status never reached */
     pthread_mutex_destroy(&e->lock);
     pthread_cond_destroy(&e->cond);
-    if (e->queue)
-        kiln_rt_obj_drop(&e->queue->obj);
-    kiln_rt_obj_drop(&e->context->obj);
-    free(e);
+    cl_context ctx = e->context;
+    cl_command_queue q = e->queue;
+    if (q) {
+        /* Back to the queue's blocks first: the queue outlives the put through our hold. */
+        kiln_rt_recycle_put(&q->event_blocks, e);
+        kiln_rt_obj_drop(&q->obj);
+    } else {
+        free(e);
+    }
+    kiln_rt_obj_drop(&ctx->obj);
 }
 
 cl_int kiln_rt_event_create(cl_context ctx, cl_command_queue q, cl_command_type type, cl_event *out)
 {
-    cl_event e = kiln_calloc(1, sizeof(*e));
+    cl_event e = q ? kiln_rt_recycle_get(&q->event_blocks) : kiln_calloc(1, sizeof(*e));
     if (!e)
         return KILN_ERR(CL_OUT_OF_HOST_MEMORY, "event");
     pthread_mutex_init(&e->lock, NULL);

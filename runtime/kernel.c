@@ -586,7 +586,9 @@ static cl_int snapshot_args(cl_kernel k, struct kiln_rt_command *cmd, size_t loc
      * store the pointers point into (freed through nd->args). */
     size_t ptrs = (n ? n : 1) * sizeof(void *), mems = (num_mems ? num_mems : 1) * sizeof(cl_mem);
     size_t head = (ptrs + mems + 15) / 16 * 16;
-    unsigned char *block = kiln_aligned_alloc(16, (head + (store ? store : 1) + 15) / 16 * 16);
+    size_t bytes = (head + (store ? store : 1) + 15) / 16 * 16;
+    unsigned char *block =
+        bytes <= sizeof(cmd->inline_args) ? cmd->inline_args : kiln_aligned_alloc(16, bytes);
     if (!block)
         return KILN_ERR(CL_OUT_OF_HOST_MEMORY, "kernel arguments");
     memset(block, 0, head + (store ? store : 1));

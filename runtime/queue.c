@@ -33,6 +33,8 @@ static void queue_destroy(struct kiln_object *obj)
         kiln_rt_obj_drop(&q->last->obj);
     drop_outstanding(q);
     free(q->outstanding);
+    kiln_rt_recycler_fini(&q->cmd_blocks);
+    kiln_rt_recycler_fini(&q->event_blocks);
     pthread_mutex_destroy(&q->lock);
     kiln_rt_device_drop(q->device);
     kiln_rt_obj_drop(&q->context->obj);
@@ -92,6 +94,8 @@ static cl_int queue_create(cl_context ctx, cl_device_id dev, cl_command_queue_pr
         q->num_prop_list = list_len;
     }
     pthread_mutex_init(&q->lock, NULL);
+    kiln_rt_recycler_init(&q->cmd_blocks, sizeof(struct kiln_rt_command));
+    kiln_rt_recycler_init(&q->event_blocks, sizeof(struct _cl_event));
     kiln_rt_obj_init(&q->obj, KILN_TAG_QUEUE, queue_destroy);
     q->obj.last_ref = queue_last_ref;
     q->context = ctx;

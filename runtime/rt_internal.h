@@ -207,6 +207,27 @@ cl_int kiln_rt_context_has_device(cl_context c, cl_device_id d);
 
 struct kiln_rt_command;
 
+/* ---- block free lists (recycle.c) ------------------------------------------------ */
+
+struct kiln_rt_block;
+
+/* A free list of blocks of one size, filled by any thread, emptied by takers. */
+struct kiln_rt_recycler {
+    _Atomic(struct kiln_rt_block *) shared; /* pushed with compare-and-swap */
+    atomic_size_t count;                    /* relaxed: blocks kept, roughly */
+    pthread_mutex_t lock;                   /* takers only */
+    struct kiln_rt_block *taken;            /* under lock */
+    size_t size;
+};
+
+void kiln_rt_recycler_init(struct kiln_rt_recycler *r, size_t size);
+/* Free every kept block; no other thread may use r any more. */
+void kiln_rt_recycler_fini(struct kiln_rt_recycler *r);
+/* A zeroed block of r->size bytes (malloc alignment), or NULL when out of memory. */
+void *kiln_rt_recycle_get(struct kiln_rt_recycler *r);
+/* Give a block from kiln_rt_recycle_get back; any thread. NULL is ignored. */
+void kiln_rt_recycle_put(struct kiln_rt_recycler *r, void *p);
+
 struct _cl_event {
     struct kiln_object obj;
     cl_context context;     /* held */
@@ -304,14 +325,19 @@ struct kiln_rt_dep {
     struct kiln_rt_dep *next; /* under the awaited event's lock */
 };
 
+/* Dependencies and argument bytes a command holds without an allocation of its own. */
+#define KILN_RT_INLINE_DEPS 2
+#define KILN_RT_INLINE_ARGS 256
+
 struct kiln_rt_command {
     enum kiln_rt_cmd_kind kind;
     cl_event event; /* held until the command is freed */
     cl_command_queue queue;
     atomic_int pending;       /* unmet dependencies, plus one until submission ends */
     atomic_int dep_fail;      /* a dependency ended with a negative status */
-    struct kiln_rt_dep *deps; /* num_deps edges, owned */
+    struct kiln_rt_dep *deps; /* num_deps edges: inline_deps, or owned */
     size_t num_deps;
+    struct kiln_rt_dep inline_deps[KILN_RT_INLINE_DEPS];
     struct kiln_rt_command *next_ready; /* thread-local ready list */
     cl_mem mems[2];                     /* held until completion (copy: src, dst) */
     struct kiln_sched_job job;
@@ -322,6 +348,8 @@ struct kiln_rt_command {
         struct kiln_rt_svm_free svm_free;
         struct kiln_rt_native native;
     } u;
+    /* A kernel's argument block (u.nd.args) when it fits. */
+    _Alignas(16) unsigned char inline_args[KILN_RT_INLINE_ARGS];
 };
 
 /*
@@ -389,6 +417,8 @@ struct _cl_command_queue {
      * each enqueue */
     cl_event *outstanding;
     size_t num_outstanding, cap_outstanding;
+    /* Blocks of this queue's commands and of their events (recycle.c). */
+    struct kiln_rt_recycler cmd_blocks, event_blocks;
 };
 
 /* Wait for every command enqueued so far in q (clFinish). */

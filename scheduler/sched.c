@@ -119,6 +119,15 @@ struct kiln_sched {
 };
 
 static atomic_uint fork_generation; /* relaxed; bumped in a forked child */
+/* Both in the static TLS block (initial-exec): a dynamically allocated block is freed by
+ * glibc when another thread reuses the stack, which ThreadSanitizer takes for a race. */
+#define KILN_SCHED_TLS __attribute__((tls_model("initial-exec")))
+/* The pool whose worker this thread is, or NULL. */
+static _Thread_local struct kiln_sched *own_pool KILN_SCHED_TLS;
+/* The pool whose job's done() this worker is running, or NULL. done() returns promptly (it may
+ * not block: OpenCL callbacks may not wait), and the worker then goes back to its pool's list,
+ * so a job submitted from inside done() needs no wake-up for its first chunk. */
+static _Thread_local struct kiln_sched *done_pool KILN_SCHED_TLS;
 static pthread_once_t fork_once = PTHREAD_ONCE_INIT;
 static pthread_once_t env_once = PTHREAD_ONCE_INIT;
 
@@ -458,7 +467,10 @@ static size_t run_chunks(struct kiln_sched *s, struct kiln_sched_job *job, size_
                 unlink_locked(s, job);
                 unlock(s);
             }
+            struct kiln_sched *outer = done_pool;
+            done_pool = own_pool == s ? s : NULL;
             job->done(job); /* may free job */
+            done_pool = outer;
             return ran;
         }
         if (!next_count)
@@ -552,6 +564,7 @@ static void *worker_main(void *arg)
         abort();
     if (err)
         return NULL;
+    own_pool = s;
 
     for (;;) {
         struct kiln_sched_job *job;
@@ -786,6 +799,11 @@ void kiln_sched_submit(struct kiln_sched *s, struct kiln_sched_job *job)
     size_t floor = job->min_chunk ? job->min_chunk : 1;
     size_t want = (job->num_items + floor - 1) / floor;
     unsigned wake;
+    /* From inside done() on one of our workers (a finished command readying the next), that
+     * worker takes the first chunk itself: one chunk fewer to wake a sleeper for, and a
+     * one-chunk job, the common tiny launch, costs no wake-up at all. */
+    if (done_pool == s)
+        want--;
 
     lock(s);
     if (s->tail)
@@ -798,6 +816,8 @@ void kiln_sched_submit(struct kiln_sched *s, struct kiln_sched_job *job)
     unlock(s);
     /* Spinning workers find the job through s->gen; sleeping ones need a signal.
      * Waking after the unlock lets them take the lock at once. */
+    if (want == 0)
+        return;
     if (wake <= want) {
         if (wake && pthread_cond_broadcast(&s->work_cv) != 0)
             abort();

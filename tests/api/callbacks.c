@@ -16,20 +16,27 @@ static struct call {
     int tag;
     cl_int status;
 } calls[MAX_CALLS];
+/* Calls recorded in full: calls[0 .. num_calls) may be read once num_calls says so. */
 static atomic_int num_calls;
+static atomic_int num_claimed;
 
 static void record(int tag, cl_int status)
 {
-    int i = atomic_fetch_add(&num_calls, 1);
+    int i = atomic_fetch_add(&num_claimed, 1);
     if (i < MAX_CALLS) {
         calls[i].tag = tag;
         calls[i].status = status;
     }
+    /* Publish in claim order, each after its entry is written. */
+    while (atomic_load(&num_calls) != i)
+        ;
+    atomic_store(&num_calls, i + 1);
 }
 
 static void reset(void)
 {
     atomic_store(&num_calls, 0);
+    atomic_store(&num_claimed, 0);
     memset(calls, 0, sizeof(calls));
 }
 
