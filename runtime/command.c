@@ -491,8 +491,9 @@ cl_int kiln_rt_command_submit(struct kiln_rt_command *cmd, cl_uint num_events,
             implicit += q->num_outstanding;
     }
     cmd->num_deps = (size_t)num_events + implicit;
-    cmd->deps = cmd->num_deps <= KILN_RT_INLINE_DEPS ? cmd->inline_deps
-                                                     : kiln_calloc(cmd->num_deps, sizeof(*cmd->deps));
+    cmd->deps = cmd->num_deps <= KILN_RT_INLINE_DEPS
+                    ? cmd->inline_deps
+                    : kiln_calloc(cmd->num_deps, sizeof(*cmd->deps));
     cl_int err = CL_SUCCESS;
     if (!cmd->deps)
         err = KILN_ERR(CL_OUT_OF_HOST_MEMORY, "command dependencies");

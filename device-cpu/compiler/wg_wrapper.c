@@ -34,6 +34,7 @@
 #include <llvm-c/Transforms/PassBuilder.h>
 
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -50,6 +51,12 @@ struct wg_loops {
 static LLVMAttributeRef enum_attr(LLVMContextRef ctx, const char *name)
 {
     return LLVMCreateEnumAttribute(ctx, LLVMGetEnumAttributeKindForName(name, strlen(name)), 0);
+}
+
+/* An attribute with a size or alignment in bytes: dereferenceable(N), align(N). */
+static LLVMAttributeRef sized_attr(LLVMContextRef ctx, const char *name, uint64_t bytes)
+{
+    return LLVMCreateEnumAttribute(ctx, LLVMGetEnumAttributeKindForName(name, strlen(name)), bytes);
 }
 
 /*
@@ -266,6 +273,13 @@ static enum kiln_cc_status build_wrapper(struct kiln_cc_build *b, unsigned k,
         LLVMAddAttributeAtIndex(w, p, enum_attr(ctx, "noalias"));
         LLVMAddAttributeAtIndex(w, p, enum_attr(ctx, "nocapture"));
         LLVMAddAttributeAtIndex(w, p, enum_attr(ctx, "readonly"));
+    }
+    /* Both are always there in full, so their loads may be hoisted out of conditional code. */
+    LLVMAddAttributeAtIndex(w, 2, sized_attr(ctx, "dereferenceable", sizeof(struct kiln_wg_ctx)));
+    LLVMAddAttributeAtIndex(w, 2, sized_attr(ctx, "align", _Alignof(struct kiln_wg_ctx)));
+    if (n) {
+        LLVMAddAttributeAtIndex(w, 1, sized_attr(ctx, "dereferenceable", n * sizeof(void *)));
+        LLVMAddAttributeAtIndex(w, 1, sized_attr(ctx, "align", _Alignof(void *)));
     }
     LLVMValueRef args = LLVMGetParam(w, 0), wg_ctx = LLVMGetParam(w, 1);
     LLVMSetValueName2(args, "args", 4);

@@ -277,10 +277,10 @@ static const double specials[] = {
     709.78,    -745.1,     1e-30,     -1e-30,    0.75,     1.5,      100.5};
 #define NSPECIAL (sizeof(specials) / sizeof(specials[0]))
 
-/* Inputs: specials, then thirds of random bits, uniform [lo, hi], log-uniform magnitudes. */
-static void fill(double *out, int dbl, double lo, double hi, int special_pairs)
+/* n inputs: specials, then thirds of random bits, uniform [lo, hi], log-uniform magnitudes. */
+static void fill(double *out, size_t n, int dbl, double lo, double hi, int special_pairs)
 {
-    for (size_t i = 0; i < N; i++) {
+    for (size_t i = 0; i < n; i++) {
         double v;
         if (i < NSPECIAL) {
             v = specials[(i + special_pairs) % NSPECIAL];
@@ -447,7 +447,7 @@ static void test_sincos(struct kt_env *env, const char *options)
     static double x[M], out_d[8 * M];
     static float xf[M], out_f[8 * M];
     static _Float16 xh[M], out_h[8 * M];
-    fill(x, 1, -1e6, 1e6, 0);
+    fill(x, M, 1, -1e6, 1e6, 0);
     for (size_t i = 0; i < M; i++) {
         xf[i] = (float)x[i];
         xh[i] = (_Float16)x[i];
@@ -546,8 +546,8 @@ static void test_half(struct kt_env *env)
                 memcpy(&xh[i], &b, 2);
             }
         } else {
-            fill(x, 0, f->lo, f->hi, 0);
-            fill(y, 0, f->ylo, f->yhi, 7);
+            fill(x, N, 0, f->lo, f->hi, 0);
+            fill(y, N, 0, f->ylo, f->yhi, 7);
             for (size_t i = 0; i < N; i++) {
                 xh[i] = (_Float16)x[i];
                 yh[i] = (_Float16)y[i];
@@ -844,9 +844,9 @@ int main(void)
     for (size_t fi = 0; fi < NFNS; fi++) {
         const struct fn *f = &fns[fi];
         for (int dbl = 0; dbl < (f->bound_d < 0 ? 1 : 2); dbl++) {
-            fill(x, dbl, f->lo, f->hi, 0);
+            fill(x, N, dbl, f->lo, f->hi, 0);
             if (f->kind == BINARY) {
-                fill(y, dbl, f->ylo, f->yhi, 7);
+                fill(y, N, dbl, f->ylo, f->yhi, 7);
                 /* Every pair of special values, and many integer exponents. */
                 for (size_t i = 0; i < NSPECIAL * NSPECIAL; i++) {
                     x[i] = dbl ? specials[i / NSPECIAL] : (float)specials[i / NSPECIAL];
