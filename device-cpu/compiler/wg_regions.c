@@ -503,6 +503,416 @@ static void collect_uses(const struct regions *r, LLVMValueRef ptr, struct alloc
     }
 }
 
+/* ---- uniformity ---------------------------------------------------------------- */
+
+/*
+ * Which allocas live across a barrier hold the same value for every work-item
+ * of the group, so that one shared alloca serves them all instead of a slot per
+ * work-item: the loop nests of the later regions then see a loop-invariant value
+ * (a reservation id, a trip count, a pointer into local memory) that O3 keeps in
+ * a register.
+ *
+ * A value is uniform when it is a constant, an argument, a global, computed in
+ * the prologue, or an instruction without side effects whose operands are all
+ * uniform: arithmetic, comparisons, casts, selects, address arithmetic, and
+ * intrinsic calls that touch no memory. A plain load is uniform when its
+ * address is, and the memory is the group's or the launch's: global, constant
+ * or local memory (a work-item may not read there what another one wrote since
+ * the last barrier: that would be a race), the work-group function's arguments
+ * and ctx (so __kiln_ctx() is uniform), globals, or a uniform alloca. Everything
+ * else varies: the local id (a call), atomics, volatile accesses, other calls,
+ * phis.
+ *
+ * An alloca is uniform when each use is a whole load or store of it, and each
+ * store writes a uniform value from a block that every work-item of the group
+ * runs or none does. A block is divergent when a branch on a varying condition
+ * decides whether it runs: it is reachable from that branch without passing its
+ * immediate post-dominator, where the paths join again. The analysis starts
+ * from every alloca uniform and demotes until nothing changes.
+ *
+ * A uniform alloca is shared only if no region both reads the value it had at
+ * the region's start and stores to it: work-items run one after another, so
+ * work-item 1 would read work-item 0's store (a uniform loop counter advanced
+ * after a barrier is the typical case; it keeps its slots).
+ */
+
+/* Blocks beyond which the post-dominator sets (n^2 bits) are not computed. */
+#define UNIFORM_MAX_BLOCKS 8192u
+#define NO_BLOCK           UINT32_MAX
+
+struct uniformity {
+    const struct regions *r;
+    struct ptr_map memo;      /* value -> 1 uniform, 2 varying, during one pass */
+    struct ptr_map demoted;   /* alloca -> 1 once found varying */
+    unsigned char *divergent; /* per block */
+    unsigned *ipdom;          /* per block: immediate post-dominator, or NO_BLOCK */
+    bool changed;
+};
+
+static bool uniform_value(struct uniformity *u, LLVMValueRef v, unsigned depth);
+
+/* Whether `a` is an alloca whose every use is a whole load or store of it. */
+static bool plain_alloca(LLVMValueRef a)
+{
+    for (LLVMUseRef use = LLVMGetFirstUse(a); use; use = LLVMGetNextUse(use)) {
+        LLVMValueRef user = LLVMGetUser(use);
+        if (LLVMIsALoadInst(user))
+            continue;
+        if (LLVMIsAStoreInst(user) && LLVMGetOperand(user, 1) == a && LLVMGetOperand(user, 0) != a)
+            continue;
+        LLVMValueRef f = LLVMIsACallInst(user) ? called_function(user) : NULL;
+        if (f && strncmp(LLVMGetValueName(f), "llvm.lifetime.", 14) == 0)
+            continue;
+        return false;
+    }
+    return true;
+}
+
+static bool uniform_alloca(struct uniformity *u, LLVMValueRef a)
+{
+    return LLVMIsAAllocaInst(a) && !map_get(&u->demoted, a) && plain_alloca(a);
+}
+
+/* A call of __kiln_ctx(): the ctx parameter once the hooks are replaced. */
+static bool is_ctx_call(LLVMValueRef v)
+{
+    LLVMValueRef f = LLVMIsACallInst(v) ? called_function(v) : NULL;
+    return f && strcmp(LLVMGetValueName(f), KILN_CC_HOOK_CTX) == 0;
+}
+
+/* Whether memory at a uniform address holds the same value for every work-item. */
+static bool uniform_memory(struct uniformity *u, LLVMValueRef ptr, unsigned depth)
+{
+    unsigned as = LLVMGetPointerAddressSpace(LLVMTypeOf(ptr));
+    if (as == 1 || as == 2 || as == 3)
+        return uniform_value(u, ptr, depth + 1);
+    /* Private or generic: follow the address back to where it points. */
+    LLVMValueRef root = ptr;
+    for (unsigned i = 0; i < 64; i++) {
+        if (LLVMIsAGetElementPtrInst(root) || LLVMIsABitCastInst(root) ||
+            LLVMIsAAddrSpaceCastInst(root)) {
+            unsigned n = (unsigned)LLVMGetNumOperands(root);
+            for (unsigned k = 1; k < n; k++)
+                if (!uniform_value(u, LLVMGetOperand(root, k), depth + 1))
+                    return false;
+            root = LLVMGetOperand(root, 0);
+            continue;
+        }
+        if (LLVMIsAConstantExpr(root) && (LLVMGetConstOpcode(root) == LLVMAddrSpaceCast ||
+                                          LLVMGetConstOpcode(root) == LLVMGetElementPtr)) {
+            root = LLVMGetOperand(root, 0);
+            continue;
+        }
+        break;
+    }
+    if (LLVMIsAArgument(root) || LLVMIsAGlobalValue(root) || is_ctx_call(root))
+        return true;
+    return root == ptr && uniform_alloca(u, root);
+}
+
+/* Calls of intrinsics that neither read nor write memory. */
+static bool pure_intrinsic(LLVMValueRef call)
+{
+    LLVMValueRef f = called_function(call);
+    if (!f || !LLVMGetIntrinsicID(f))
+        return false;
+    unsigned memory = LLVMGetEnumAttributeKindForName("memory", 6);
+    LLVMAttributeRef a = LLVMGetEnumAttributeAtIndex(f, LLVMAttributeFunctionIndex, memory);
+    return a && LLVMGetEnumAttributeValue(a) == 0;
+}
+
+static bool uniform_value(struct uniformity *u, LLVMValueRef v, unsigned depth)
+{
+    if (LLVMIsAConstant(v) || LLVMIsAArgument(v) || LLVMIsAGlobalValue(v) || LLVMIsAMDNode(v) ||
+        LLVMIsAMDString(v) || LLVMIsABasicBlock(v))
+        return true;
+    if (!LLVMIsAInstruction(v))
+        return false;
+    if (LLVMGetInstructionParent(v) == u->r->entry && !LLVMIsAAllocaInst(v))
+        return true; /* the prologue runs once for the group */
+    uintptr_t known = (uintptr_t)map_get(&u->memo, v);
+    if (known)
+        return known == 1;
+    if (depth > 64)
+        return false;
+    bool ok = false;
+    switch (LLVMGetInstructionOpcode(v)) {
+    case LLVMLoad:
+        ok = !LLVMGetVolatile(v) && LLVMGetOrdering(v) == LLVMAtomicOrderingNotAtomic &&
+             uniform_memory(u, LLVMGetOperand(v, 0), depth);
+        break;
+    case LLVMCall:
+        if (is_ctx_call(v)) {
+            ok = true;
+            break;
+        }
+        ok = pure_intrinsic(v);
+        for (unsigned k = 0; ok && k < (unsigned)LLVMGetNumArgOperands(v); k++)
+            ok = uniform_value(u, LLVMGetOperand(v, k), depth + 1);
+        break;
+    case LLVMAdd:
+    case LLVMFAdd:
+    case LLVMSub:
+    case LLVMFSub:
+    case LLVMMul:
+    case LLVMFMul:
+    case LLVMUDiv:
+    case LLVMSDiv:
+    case LLVMFDiv:
+    case LLVMURem:
+    case LLVMSRem:
+    case LLVMFRem:
+    case LLVMShl:
+    case LLVMLShr:
+    case LLVMAShr:
+    case LLVMAnd:
+    case LLVMOr:
+    case LLVMXor:
+    case LLVMFNeg:
+    case LLVMTrunc:
+    case LLVMZExt:
+    case LLVMSExt:
+    case LLVMFPToUI:
+    case LLVMFPToSI:
+    case LLVMUIToFP:
+    case LLVMSIToFP:
+    case LLVMFPTrunc:
+    case LLVMFPExt:
+    case LLVMPtrToInt:
+    case LLVMIntToPtr:
+    case LLVMBitCast:
+    case LLVMAddrSpaceCast:
+    case LLVMICmp:
+    case LLVMFCmp:
+    case LLVMSelect:
+    case LLVMGetElementPtr:
+    case LLVMExtractElement:
+    case LLVMInsertElement:
+    case LLVMShuffleVector:
+    case LLVMExtractValue:
+    case LLVMInsertValue:
+    case LLVMFreeze: {
+        ok = true;
+        unsigned n = (unsigned)LLVMGetNumOperands(v);
+        for (unsigned k = 0; ok && k < n; k++)
+            ok = uniform_value(u, LLVMGetOperand(v, k), depth + 1);
+        break;
+    }
+    default:
+        break;
+    }
+    map_put(&u->memo, v, (void *)(uintptr_t)(ok ? 1 : 2));
+    return ok;
+}
+
+/* Post-dominator sets by iteration (the virtual exit is node n), then each block's nearest. */
+static bool post_dominators(struct uniformity *u)
+{
+    const struct regions *r = u->r;
+    size_t n = r->num_blocks, words = (n + 1 + 63) / 64;
+    uint64_t *pdom = malloc((n + 1) * words * sizeof(*pdom));
+    unsigned *count = calloc(n + 1, sizeof(*count));
+    if (!pdom || !count) {
+        free(pdom);
+        free(count);
+        return false;
+    }
+    for (size_t b = 0; b <= n; b++)
+        memset(pdom + b * words, b == n ? 0 : 0xff, words * sizeof(*pdom));
+    pdom[n * words + n / 64] |= (uint64_t)1 << (n % 64);
+    for (bool again = true; again;) {
+        again = false;
+        for (size_t b = n; b-- > 0;) {
+            uint64_t *set = pdom + b * words;
+            for (size_t w = 0; w < words; w++) {
+                uint64_t x = ~(uint64_t)0;
+                if (!r->num_succ[b])
+                    x &= pdom[n * words + w];
+                for (unsigned s = 0; s < r->num_succ[b]; s++)
+                    x &= pdom[(size_t)r->succ[b][s] * words + w];
+                if (w == b / 64)
+                    x |= (uint64_t)1 << (b % 64);
+                if (x != set[w]) {
+                    set[w] = x;
+                    again = true;
+                }
+            }
+        }
+    }
+    for (size_t b = 0; b <= n; b++)
+        for (size_t w = 0; w < words; w++)
+            count[b] += (unsigned)__builtin_popcountll(pdom[b * words + w]);
+    for (size_t b = 0; b < n; b++) {
+        u->ipdom[b] = NO_BLOCK;
+        const uint64_t *set = pdom + b * words;
+        /* A block that cannot reach an exit keeps the full set: no join is known. */
+        if (count[b] > n + 1 || !(set[n / 64] >> (n % 64) & 1))
+            continue;
+        for (size_t p = 0; p < n; p++)
+            if (p != b && (set[p / 64] >> (p % 64) & 1) && count[p] + 1 == count[b])
+                u->ipdom[b] = (unsigned)p;
+    }
+    free(pdom);
+    free(count);
+    return true;
+}
+
+/* Marks the blocks whose running depends on a varying branch. */
+static bool find_divergence(struct uniformity *u)
+{
+    const struct regions *r = u->r;
+    size_t n = r->num_blocks;
+    unsigned *stack = malloc((n + 1) * sizeof(*stack));
+    unsigned char *seen = malloc(n + 1);
+    if (!stack || !seen) {
+        free(stack);
+        free(seen);
+        return false;
+    }
+    memset(u->divergent, 0, n);
+    for (size_t b = 0; b < n; b++) {
+        LLVMValueRef t = LLVMGetBasicBlockTerminator(r->blocks[b]);
+        LLVMOpcode op = LLVMGetInstructionOpcode(t);
+        bool varying = false;
+        if (op == LLVMBr && LLVMIsConditional(t))
+            varying = !uniform_value(u, LLVMGetCondition(t), 0);
+        else if (op == LLVMSwitch)
+            varying = !uniform_value(u, LLVMGetOperand(t, 0), 0);
+        else if (op != LLVMBr && op != LLVMRet && op != LLVMUnreachable)
+            varying = r->num_succ[b] > 1;
+        if (!varying)
+            continue;
+        memset(seen, 0, n);
+        size_t sp = 0;
+        for (unsigned s = 0; s < r->num_succ[b]; s++)
+            if (r->succ[b][s] != u->ipdom[b] && !seen[r->succ[b][s]]) {
+                seen[r->succ[b][s]] = 1;
+                stack[sp++] = r->succ[b][s];
+            }
+        while (sp) {
+            unsigned v = stack[--sp];
+            u->divergent[v] = 1;
+            for (unsigned s = 0; s < r->num_succ[v]; s++) {
+                unsigned t2 = r->succ[v][s];
+                if (t2 != u->ipdom[b] && !seen[t2]) {
+                    seen[t2] = 1;
+                    stack[sp++] = t2;
+                }
+            }
+        }
+    }
+    free(stack);
+    free(seen);
+    return true;
+}
+
+/* One pass: demote every alloca that a varying or divergent store writes. */
+static void demote_allocas(struct uniformity *u)
+{
+    const struct regions *r = u->r;
+    for (LLVMValueRef a = LLVMGetFirstInstruction(r->entry); a; a = LLVMGetNextInstruction(a)) {
+        if (!LLVMIsAAllocaInst(a) || map_get(&u->demoted, a))
+            continue;
+        bool ok = plain_alloca(a);
+        for (LLVMUseRef use = LLVMGetFirstUse(a); ok && use; use = LLVMGetNextUse(use)) {
+            LLVMValueRef st = LLVMGetUser(use);
+            if (!LLVMIsAStoreInst(st))
+                continue;
+            LLVMBasicBlockRef bb = LLVMGetInstructionParent(st);
+            if (bb != r->entry && u->divergent[block_index(r, bb)])
+                ok = false;
+            else
+                ok = !LLVMGetVolatile(st) && uniform_value(u, LLVMGetOperand(st, 0), 0);
+        }
+        if (!ok) {
+            map_put(&u->demoted, a, (void *)1);
+            u->changed = true;
+        }
+    }
+}
+
+/*
+ * Whether some region both stores to `a` and may read, before any store of its
+ * own, the value `a` had when the region began.
+ */
+static bool read_then_written(const struct regions *r, LLVMValueRef a, unsigned char *seen,
+                              unsigned *stack)
+{
+    size_t n = r->num_blocks;
+    for (unsigned g = 0; g <= r->num_barriers; g++) {
+        bool written = false, read_in = false;
+        memset(seen, 0, n);
+        size_t sp = 0;
+        unsigned start = r->region_start[g];
+        seen[start] = 1;
+        stack[sp++] = start;
+        /* seen: 1 reached with the entry value possibly live, 2 reached at all */
+        while (sp) {
+            unsigned v = stack[--sp];
+            bool live = seen[v] == 1;
+            for (LLVMValueRef in = LLVMGetFirstInstruction(r->blocks[v]); in;
+                 in = LLVMGetNextInstruction(in)) {
+                if (LLVMIsAStoreInst(in) && LLVMGetOperand(in, 1) == a) {
+                    written = true;
+                    live = false;
+                } else if (LLVMIsALoadInst(in) && LLVMGetOperand(in, 0) == a && live) {
+                    read_in = true;
+                }
+            }
+            if (is_barrier_block(r, v))
+                continue;
+            for (unsigned s = 0; s < r->num_succ[v]; s++) {
+                unsigned t = r->succ[v][s];
+                unsigned char mark = live ? 1 : 2;
+                if (seen[t] == 0 || (mark == 1 && seen[t] == 2)) {
+                    seen[t] = mark;
+                    stack[sp++] = t;
+                }
+            }
+        }
+        if (written && read_in)
+            return true;
+    }
+    return false;
+}
+
+/*
+ * Sets shared[i] for the i-th alloca of the entry block that can be one
+ * alloca for the whole group. False when out of memory (nothing is shared).
+ */
+static bool find_shared(const struct regions *r, LLVMValueRef *allocas, size_t num, bool *shared)
+{
+    size_t n = r->num_blocks;
+    memset(shared, 0, num * sizeof(*shared));
+    if (n > UNIFORM_MAX_BLOCKS)
+        return true;
+    struct uniformity u = {.r = r};
+    u.divergent = calloc(n + 1, 1);
+    u.ipdom = calloc(n + 1, sizeof(*u.ipdom));
+    unsigned char *seen = malloc(n + 1);
+    unsigned *stack = malloc((2 * n + 2) * sizeof(*stack));
+    bool ok = u.divergent && u.ipdom && seen && stack && post_dominators(&u);
+    while (ok) {
+        u.changed = false;
+        ok = find_divergence(&u);
+        if (ok)
+            demote_allocas(&u);
+        map_clear(&u.memo);
+        if (!u.changed)
+            break;
+    }
+    for (size_t i = 0; ok && i < num; i++)
+        shared[i] =
+            uniform_alloca(&u, allocas[i]) && !read_then_written(r, allocas[i], seen, stack);
+    map_clear(&u.memo);
+    map_clear(&u.demoted);
+    free(u.divergent);
+    free(u.ipdom);
+    free(seen);
+    free(stack);
+    return ok;
+}
+
 static int by_align_desc(const void *a, const void *b)
 {
     unsigned x = LLVMGetAlignment(*(LLVMValueRef const *)a);
@@ -519,9 +929,24 @@ static enum kiln_cc_status choose_slots(struct regions *r)
     struct alloca_uses u = {calloc(n + 1, 1), false, false, false};
     enum kiln_cc_status status = KILN_CC_OUT_OF_MEMORY;
 
+    struct ptr_map shared = {0};
+    size_t num_allocas = 0;
+    for (LLVMValueRef in = LLVMGetFirstInstruction(r->entry); in; in = LLVMGetNextInstruction(in))
+        num_allocas += LLVMIsAAllocaInst(in) != NULL;
+    LLVMValueRef *allocas = calloc(num_allocas + 1, sizeof(*allocas));
+    bool *is_shared = calloc(num_allocas + 1, sizeof(*is_shared));
     r->slots = malloc(cap * sizeof(*r->slots));
-    if (!before || !after || !u.blocks || !r->slots)
+    if (!before || !after || !u.blocks || !r->slots || !allocas || !is_shared)
         goto out;
+    num_allocas = 0;
+    for (LLVMValueRef in = LLVMGetFirstInstruction(r->entry); in; in = LLVMGetNextInstruction(in))
+        if (LLVMIsAAllocaInst(in))
+            allocas[num_allocas++] = in;
+    if (!find_shared(r, allocas, num_allocas, is_shared))
+        goto out;
+    for (size_t i = 0; i < num_allocas; i++)
+        if (is_shared[i] && !map_put(&shared, allocas[i], (void *)1))
+            goto out;
     for (unsigned i = 0; i < nb; i++)
         if (!reach(r, r->bar_block[i], true, false, before + (size_t)i * n) ||
             !reach(r, r->bar_cont[i], false, false, after + (size_t)i * n))
@@ -555,7 +980,8 @@ static enum kiln_cc_status choose_slots(struct regions *r)
                 }
                 crosses = b_use && a_use;
             }
-            if (!crosses)
+            /* One copy serves the group when every work-item holds the same value. */
+            if (!crosses || (!u.escapes && map_get(&shared, in)))
                 continue;
             if (r->num_slots == cap) {
                 LLVMValueRef *more = realloc(r->slots, 2 * cap * sizeof(*more));
@@ -602,6 +1028,9 @@ out:
     free(before);
     free(after);
     free(u.blocks);
+    free(allocas);
+    free(is_shared);
+    map_clear(&shared);
     return status;
 }
 
@@ -652,13 +1081,14 @@ static LLVMMetadataRef distinct_node(LLVMContextRef ctx, LLVMMetadataRef domain)
  * disjoint parts of ctx->scratch, which nothing outside this function can
  * reach, so an access of one slot touches no other slot, and an access that is
  * not of a slot touches none. Slots whose address may flow where the clones
- * cannot follow it get no scope and are claimed about by nobody.
+ * cannot follow it get no scope and are claimed about by nobody. The work-items'
+ * names of the next region, after the slots, get one more scope.
  */
 static enum kiln_cc_status make_scopes(struct regions *r)
 {
     size_t n = r->num_slots, num = 0;
-    r->scope_list = calloc(n + 1, sizeof(*r->scope_list));
-    r->noalias_but = calloc(n + 1, sizeof(*r->noalias_but));
+    r->scope_list = calloc(n + 2, sizeof(*r->scope_list));
+    r->noalias_but = calloc(n + 2, sizeof(*r->noalias_but));
     LLVMMetadataRef *scopes = calloc(n + 1, sizeof(*scopes));
     LLVMMetadataRef *others = calloc(n + 1, sizeof(*others));
     if (!r->scope_list || !r->noalias_but || !scopes || !others) {
@@ -670,16 +1100,17 @@ static enum kiln_cc_status make_scopes(struct regions *r)
     for (size_t s = 0; s < n; s++)
         if (only_addressed(r->slots[s], 0))
             scopes[s] = distinct_node(r->ctx, domain);
-    for (size_t s = 0; s < n; s++)
+    scopes[n] = distinct_node(r->ctx, domain); /* the names of the next regions */
+    for (size_t s = 0; s <= n; s++)
         if (scopes[s])
             others[num++] = scopes[s];
     if (num) {
         r->noalias_all = LLVMMDNodeInContext2(r->ctx, others, num);
-        for (size_t s = 0; s < n; s++) {
+        for (size_t s = 0; s <= n; s++) {
             if (!scopes[s])
                 continue;
             size_t k = 0;
-            for (size_t t = 0; t < n; t++)
+            for (size_t t = 0; t <= n; t++)
                 if (scopes[t] && t != s)
                     others[k++] = scopes[t];
             r->scope_list[s] = LLVMMDNodeInContext2(r->ctx, &scopes[s], 1);
@@ -719,6 +1150,9 @@ static void add_scopes(LLVMContextRef ctx, LLVMValueRef in, const char *kind, LL
     }
     LLVMSetMetadata(in, id, add);
 }
+
+/* The `slot` argument of tag_access for the work-items' names of the next region. */
+#define NAMES_SLOT(r) ((r)->num_slots + 1)
 
 /* Tags a load or store: of slot `slot` (0 when none; else the slot's index + 1). */
 static void tag_access(const struct regions *r, LLVMValueRef in, size_t slot)
@@ -771,7 +1205,7 @@ static void leave(struct regions *r, LLVMBuilderRef bld, const struct region_loo
         LLVMSetAlignment(st, 4);
         LLVMSetMetadata(st, LLVMGetMDKindIDInContext(r->ctx, "llvm.access.group", 17),
                         LLVMMetadataAsValue(r->ctx, r->group));
-        tag_access(r, st, 0);
+        tag_access(r, st, NAMES_SLOT(r));
     }
     LLVMBuildBr(bld, loop->latch);
 }
@@ -1032,7 +1466,7 @@ static enum kiln_cc_status rebuild(struct regions *r, struct kiln_cc_kernel *inf
     /* Every work-item named the same region: read work-item 0's. */
     LLVMValueRef next = LLVMBuildLoad2(bld, i32, next_base, "next");
     LLVMSetAlignment(next, 4);
-    tag_access(r, next, 0);
+    tag_access(r, next, NAMES_SLOT(r));
     LLVMValueRef sw = LLVMBuildSwitch(bld, next, exit, nr);
     for (unsigned g = 1; g < nr; g++)
         LLVMAddCase(sw, LLVMConstInt(i32, g, 0), loops[g].pre);

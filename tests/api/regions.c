@@ -3,7 +3,8 @@
  * in straight code, in loops whose trip count differs between groups, in
  * branches, in nested loops, in a called function and in a called kernel, an
  * early return after the last barrier, private arrays and structs kept across
- * barriers, loops left by break and continue, a local-memory tree reduction, a
+ * barriers, loops left by break and continue, values uniform across the group
+ * beside varying ones, a local-memory tree reduction, a
  * tiled matrix multiply, 2D partial groups and a 3D group, built with and
  * without -cl-opt-disable. Each 1D kernel runs at several local sizes: 1,
  * non-powers of two, non-uniform groups and one group of 4096. Also:
@@ -144,6 +145,23 @@ static const char *src =
     "  } while (1);\n"
     "  out[g] = acc;\n"
     "}\n"
+    "kernel void uniform_mix(global const int *in, global int *out, local int *t, int p) {\n"
+    "  uint l = get_local_id(0), n = get_local_size(0); size_t g = get_global_id(0);\n"
+    "  int base = p * 3 + (int)get_group_id(0), mine = in[g], side = 0, count = 0;\n"
+    "  if (l % 2 == 0) side = 7;\n"
+    "  if (l == 0) t[0] = in[g] + base;\n"
+    "  barrier(L);\n"
+    "  int shared0 = t[0];\n"
+    "  barrier(L);\n"
+    "  for (int i = 0; i < (p & 3) + 1; i++) {\n"
+    "    count += i + shared0;\n"
+    "    t[l] = mine + count;\n"
+    "    barrier(L);\n"
+    "    mine = t[(l + 1) % n];\n"
+    "    barrier(L);\n"
+    "  }\n"
+    "  out[g] = mine + base + side + shared0 + count;\n"
+    "}\n"
     "kernel void flip2(global const int *in, global int *out, local int *t, int w) {\n"
     "  size_t lx = get_local_id(0), ly = get_local_id(1);\n"
     "  size_t nx = get_local_size(0), ny = get_local_size(1);\n"
@@ -279,6 +297,24 @@ static void h_loop_exits(const int *in, int *out, size_t n, size_t group, int p)
     memcpy(out, acc, n * sizeof(int));
 }
 
+/* Uniform values (one copy for the group) beside varying ones, a value set in a
+ * branch on the local id, and a uniform counter advanced after a barrier. */
+static void h_uniform_mix(const int *in, int *out, size_t n, size_t group, int p)
+{
+    int mine[4096], t[4096];
+    int base = p * 3 + (int)group, shared0 = in[0] + base, count = 0;
+    memcpy(mine, in, n * sizeof(int));
+    for (int i = 0; i < (p & 3) + 1; i++) {
+        count += i + shared0;
+        for (size_t l = 0; l < n; l++)
+            t[l] = mine[l] + count;
+        for (size_t l = 0; l < n; l++)
+            mine[l] = t[(l + 1) % n];
+    }
+    for (size_t l = 0; l < n; l++)
+        out[l] = mine[l] + base + (l % 2 == 0 ? 7 : 0) + shared0 + count;
+}
+
 static const struct {
     const char *name;
     host_fn *host;
@@ -294,6 +330,7 @@ static const struct {
     {"outer", h_outer},
     {"inner", h_inner},
     {"loop_exits", h_loop_exits},
+    {"uniform_mix", h_uniform_mix},
 };
 
 static void run_1d(struct kt_env *env, cl_kernel k, host_fn *host, const char *name, size_t global,
