@@ -119,15 +119,12 @@ struct kiln_sched {
 };
 
 static atomic_uint fork_generation; /* relaxed; bumped in a forked child */
-/* Both in the static TLS block (initial-exec): a dynamically allocated block is freed by
- * glibc when another thread reuses the stack, which ThreadSanitizer takes for a race. */
-#define KILN_SCHED_TLS __attribute__((tls_model("initial-exec")))
 /* The pool whose worker this thread is, or NULL. */
-static _Thread_local struct kiln_sched *own_pool KILN_SCHED_TLS;
+static _Thread_local struct kiln_sched *own_pool;
 /* The pool whose job's done() this worker is running, or NULL. done() returns promptly (it may
  * not block: OpenCL callbacks may not wait), and the worker then goes back to its pool's list,
  * so a job submitted from inside done() needs no wake-up for its first chunk. */
-static _Thread_local struct kiln_sched *done_pool KILN_SCHED_TLS;
+static _Thread_local struct kiln_sched *done_pool;
 static pthread_once_t fork_once = PTHREAD_ONCE_INIT;
 static pthread_once_t env_once = PTHREAD_ONCE_INIT;
 

@@ -245,6 +245,12 @@ void kiln_cc_base_name(const char *name, char *buf, size_t size);
 /* !{self, !{"llvm.loop.parallel_accesses", group}}, a new distinct loop id (wg_wrapper.c). */
 LLVMMetadataRef kiln_cc_parallel_loop_id(LLVMContextRef ctx, LLVMMetadataRef group);
 
+/*
+ * wg_regions.c: whether `op` computes its result from its operands alone, with no memory
+ * access, control flow or other effect: integer and floating-point arithmetic, bitwise
+ * operations, comparisons, conversions and casts, select and address arithmetic.
+ */
+bool kiln_cc_plain_opcode(LLVMOpcode op);
 /* wg_regions.c: is `callee` barrier() or work_group_barrier(), any overload? */
 bool kiln_cc_is_barrier(LLVMValueRef callee);
 /* Sets uses_barrier[k] for each kernel that can reach a barrier call. */

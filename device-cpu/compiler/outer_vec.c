@@ -433,46 +433,12 @@ static bool widenable_body(LLVMContextRef ctx, const struct wi_loop *l, LLVMValu
                     return false;
                 break;
             }
-            case LLVMAdd:
-            case LLVMFAdd:
-            case LLVMSub:
-            case LLVMFSub:
-            case LLVMMul:
-            case LLVMFMul:
-            case LLVMUDiv:
-            case LLVMSDiv:
-            case LLVMFDiv:
-            case LLVMURem:
-            case LLVMSRem:
-            case LLVMFRem:
-            case LLVMShl:
-            case LLVMLShr:
-            case LLVMAShr:
-            case LLVMAnd:
-            case LLVMOr:
-            case LLVMXor:
-            case LLVMFNeg:
-            case LLVMICmp:
-            case LLVMFCmp:
             case LLVMPHI:
-            case LLVMSelect:
-            case LLVMGetElementPtr:
-            case LLVMTrunc:
-            case LLVMZExt:
-            case LLVMSExt:
-            case LLVMFPToUI:
-            case LLVMFPToSI:
-            case LLVMUIToFP:
-            case LLVMSIToFP:
-            case LLVMFPTrunc:
-            case LLVMFPExt:
-            case LLVMPtrToInt:
-            case LLVMIntToPtr:
-            case LLVMBitCast:
-            case LLVMAddrSpaceCast:
                 break;
             default:
-                return false;
+                if (!kiln_cc_plain_opcode(op))
+                    return false;
+                break;
             }
             if (!scalar_type(LLVMTypeOf(in), vectors))
                 return false;

@@ -120,6 +120,51 @@ static void map_clear(struct ptr_map *m)
     memset(m, 0, sizeof(*m));
 }
 
+bool kiln_cc_plain_opcode(LLVMOpcode op)
+{
+    switch (op) {
+    case LLVMAdd:
+    case LLVMFAdd:
+    case LLVMSub:
+    case LLVMFSub:
+    case LLVMMul:
+    case LLVMFMul:
+    case LLVMUDiv:
+    case LLVMSDiv:
+    case LLVMFDiv:
+    case LLVMURem:
+    case LLVMSRem:
+    case LLVMFRem:
+    case LLVMShl:
+    case LLVMLShr:
+    case LLVMAShr:
+    case LLVMAnd:
+    case LLVMOr:
+    case LLVMXor:
+    case LLVMFNeg:
+    case LLVMTrunc:
+    case LLVMZExt:
+    case LLVMSExt:
+    case LLVMFPToUI:
+    case LLVMFPToSI:
+    case LLVMUIToFP:
+    case LLVMSIToFP:
+    case LLVMFPTrunc:
+    case LLVMFPExt:
+    case LLVMPtrToInt:
+    case LLVMIntToPtr:
+    case LLVMBitCast:
+    case LLVMAddrSpaceCast:
+    case LLVMICmp:
+    case LLVMFCmp:
+    case LLVMSelect:
+    case LLVMGetElementPtr:
+        return true;
+    default:
+        return false;
+    }
+}
+
 bool kiln_cc_is_barrier(LLVMValueRef callee)
 {
     char base[64];
@@ -135,6 +180,13 @@ static LLVMValueRef called_function(LLVMValueRef in)
         return NULL;
     LLVMValueRef f = LLVMGetCalledValue(in);
     return f && LLVMIsAFunction(f) ? f : NULL;
+}
+
+/* llvm.lifetime.start/end: says when memory is in use, reads and writes nothing. */
+static bool is_lifetime_marker(LLVMValueRef in)
+{
+    LLVMValueRef f = LLVMIsACallInst(in) ? called_function(in) : NULL;
+    return f && strncmp(LLVMGetValueName(f), "llvm.lifetime.", 14) == 0;
 }
 
 static bool is_barrier_call(LLVMValueRef in)
@@ -493,7 +545,7 @@ static void collect_uses(const struct regions *r, LLVMValueRef ptr, struct alloc
             bool src_only =
                 (strncmp(name, "llvm.memcpy", 11) == 0 || strncmp(name, "llvm.memmove", 12) == 0) &&
                 LLVMGetOperand(user, 0) != ptr;
-            if (!entry && !src_only && strncmp(name, "llvm.lifetime", 13) != 0)
+            if (!entry && !src_only && !is_lifetime_marker(user))
                 u->written_outside = true;
             continue;
         }
@@ -560,8 +612,7 @@ static bool plain_alloca(LLVMValueRef a)
             continue;
         if (LLVMIsAStoreInst(user) && LLVMGetOperand(user, 1) == a && LLVMGetOperand(user, 0) != a)
             continue;
-        LLVMValueRef f = LLVMIsACallInst(user) ? called_function(user) : NULL;
-        if (f && strncmp(LLVMGetValueName(f), "llvm.lifetime.", 14) == 0)
+        if (is_lifetime_marker(user))
             continue;
         return false;
     }
@@ -650,57 +701,21 @@ static bool uniform_value(struct uniformity *u, LLVMValueRef v, unsigned depth)
         for (unsigned k = 0; ok && k < (unsigned)LLVMGetNumArgOperands(v); k++)
             ok = uniform_value(u, LLVMGetOperand(v, k), depth + 1);
         break;
-    case LLVMAdd:
-    case LLVMFAdd:
-    case LLVMSub:
-    case LLVMFSub:
-    case LLVMMul:
-    case LLVMFMul:
-    case LLVMUDiv:
-    case LLVMSDiv:
-    case LLVMFDiv:
-    case LLVMURem:
-    case LLVMSRem:
-    case LLVMFRem:
-    case LLVMShl:
-    case LLVMLShr:
-    case LLVMAShr:
-    case LLVMAnd:
-    case LLVMOr:
-    case LLVMXor:
-    case LLVMFNeg:
-    case LLVMTrunc:
-    case LLVMZExt:
-    case LLVMSExt:
-    case LLVMFPToUI:
-    case LLVMFPToSI:
-    case LLVMUIToFP:
-    case LLVMSIToFP:
-    case LLVMFPTrunc:
-    case LLVMFPExt:
-    case LLVMPtrToInt:
-    case LLVMIntToPtr:
-    case LLVMBitCast:
-    case LLVMAddrSpaceCast:
-    case LLVMICmp:
-    case LLVMFCmp:
-    case LLVMSelect:
-    case LLVMGetElementPtr:
     case LLVMExtractElement:
     case LLVMInsertElement:
     case LLVMShuffleVector:
     case LLVMExtractValue:
     case LLVMInsertValue:
-    case LLVMFreeze: {
+    case LLVMFreeze:
         ok = true;
-        unsigned n = (unsigned)LLVMGetNumOperands(v);
-        for (unsigned k = 0; ok && k < n; k++)
-            ok = uniform_value(u, LLVMGetOperand(v, k), depth + 1);
         break;
-    }
     default:
+        ok = kiln_cc_plain_opcode(LLVMGetInstructionOpcode(v));
         break;
     }
+    if (ok && !LLVMIsACallInst(v) && !LLVMIsALoadInst(v))
+        for (unsigned k = 0, n = (unsigned)LLVMGetNumOperands(v); ok && k < n; k++)
+            ok = uniform_value(u, LLVMGetOperand(v, k), depth + 1);
     map_put(&u->memo, v, (void *)(uintptr_t)(ok ? 1 : 2));
     return ok;
 }
@@ -1058,8 +1073,7 @@ static bool only_addressed(LLVMValueRef ptr, unsigned depth)
                 return false;
             continue;
         }
-        LLVMValueRef f = LLVMIsACallInst(user) ? called_function(user) : NULL;
-        if (f && strncmp(LLVMGetValueName(f), "llvm.lifetime.", 14) == 0)
+        if (is_lifetime_marker(user))
             continue;
         return false;
     }
@@ -1276,8 +1290,7 @@ static enum kiln_cc_status clone_region(struct regions *r, unsigned reg,
                     goto out;
                 continue;
             }
-            if (f && (strncmp(LLVMGetValueName(f), "llvm.lifetime.", 14) == 0 ||
-                      strncmp(LLVMGetValueName(f), "llvm.dbg.", 9) == 0))
+            if (is_lifetime_marker(in) || (f && strncmp(LLVMGetValueName(f), "llvm.dbg.", 9) == 0))
                 continue;
             LLVMValueRef c = LLVMInstructionClone(in);
             LLVMInsertIntoBuilder(bld, c);
