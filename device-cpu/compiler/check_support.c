@@ -7,9 +7,10 @@
  * uses is refused, and the log can name that kernel. Refused:
  *  - calls to work-group and sub-group functions other than the barriers and
  *    what the kernel library defines (work-group copies, collectives, sub-group
- *    functions and pipe reservations): the work-group loop runs work-items one after another, which
- * is correct only without them (barrier and work_group_barrier never get here: wg_regions.c or
- * wg_fibers.c consumed them, or the work-group stage failed the build);
+ *    functions and pipe reservations): the work-group loop runs work-items one
+ *    after another, which is correct only without them (barrier and
+ *    work_group_barrier never get here: wg_regions.c or wg_fibers.c consumed
+ *    them, or the work-group stage failed the build);
  *  - calls to functions defined neither by the program, nor by the kernel
  *    library, nor by the runtime (fiber_rt.c): builtins Kiln does not implement
  *    yet, or a missing user function;

@@ -48,15 +48,15 @@ struct wg_loops {
     bool fibers;
 };
 
-static LLVMAttributeRef enum_attr(LLVMContextRef ctx, const char *name)
-{
-    return LLVMCreateEnumAttribute(ctx, LLVMGetEnumAttributeKindForName(name, strlen(name)), 0);
-}
-
 /* An attribute with a size or alignment in bytes: dereferenceable(N), align(N). */
 static LLVMAttributeRef sized_attr(LLVMContextRef ctx, const char *name, uint64_t bytes)
 {
     return LLVMCreateEnumAttribute(ctx, LLVMGetEnumAttributeKindForName(name, strlen(name)), bytes);
+}
+
+static LLVMAttributeRef enum_attr(LLVMContextRef ctx, const char *name)
+{
+    return sized_attr(ctx, name, 0);
 }
 
 /*

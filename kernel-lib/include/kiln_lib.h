@@ -19,4 +19,17 @@ size_t __kiln_local_id(uint dim);
 /* Builtins share one name across types, so they need C++-style mangling. */
 #define KILN_OVERLOAD __attribute__((overloadable))
 
+/*
+ * The types of the work-group and sub-group collectives, X(type, lowest, highest) with the
+ * identities of max and min; half needs cl_khr_fp16 enabled where this expands.
+ */
+#define KILN_COLLECTIVE_TYPES(X)                                                                   \
+    X(int, INT_MIN, INT_MAX)                                                                       \
+    X(uint, 0u, UINT_MAX)                                                                          \
+    X(long, LONG_MIN, LONG_MAX)                                                                    \
+    X(ulong, 0ul, ULONG_MAX)                                                                       \
+    X(float, -INFINITY, INFINITY)                                                                  \
+    X(double, -(double)INFINITY, (double)INFINITY)                                                 \
+    X(half, -(half)INFINITY, (half)INFINITY)
+
 #endif

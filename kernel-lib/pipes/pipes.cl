@@ -183,11 +183,11 @@ int __write_pipe_4(kiln_pipe_t p, __private void *rid, uint index, void *data, u
     /* a sub-group is one work-item: its reservation is the work-item's */                         \
     __private void *__sub_group_reserve_##RW##_pipe(kiln_pipe_t p, uint n, uint size, uint align)  \
     {                                                                                              \
-        return kiln_pipe_reserve_rid(p, SIDE, n, size);                                            \
+        return __reserve_##RW##_pipe(p, n, size, align);                                           \
     }                                                                                              \
     void __sub_group_commit_##RW##_pipe(kiln_pipe_t p, __private void *rid, uint size, uint align) \
     {                                                                                              \
-        kiln_pipe_commit(p, SIDE, kiln_rid_bits(rid));                                             \
+        __commit_##RW##_pipe(p, rid, size, align);                                                 \
     }
 
 KILN_PIPE_SIDE(read, KILN_PIPE_READ)

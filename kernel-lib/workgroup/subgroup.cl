@@ -91,10 +91,4 @@ int KILN_OVERLOAD sub_group_any(int predicate)
         return x;                                                                                  \
     }
 
-KILN_SG_TYPE(int, INT_MIN, INT_MAX)
-KILN_SG_TYPE(uint, 0u, UINT_MAX)
-KILN_SG_TYPE(long, LONG_MIN, LONG_MAX)
-KILN_SG_TYPE(ulong, 0ul, ULONG_MAX)
-KILN_SG_TYPE(float, -INFINITY, INFINITY)
-KILN_SG_TYPE(double, -(double)INFINITY, (double)INFINITY)
-KILN_SG_TYPE(half, -(half)INFINITY, (half)INFINITY)
+KILN_COLLECTIVE_TYPES(KILN_SG_TYPE)

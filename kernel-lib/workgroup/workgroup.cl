@@ -126,13 +126,7 @@ static __global void *kiln_wg_result(void)
     KILN_WG_OP(T, max, KILN_MAX, TMIN)                                                             \
     KILN_WG_BROADCAST(T)
 
-KILN_WG_TYPE(int, INT_MIN, INT_MAX)
-KILN_WG_TYPE(uint, 0u, UINT_MAX)
-KILN_WG_TYPE(long, LONG_MIN, LONG_MAX)
-KILN_WG_TYPE(ulong, 0ul, ULONG_MAX)
-KILN_WG_TYPE(float, -INFINITY, INFINITY)
-KILN_WG_TYPE(double, -(double)INFINITY, (double)INFINITY)
-KILN_WG_TYPE(half, -(half)INFINITY, (half)INFINITY)
+KILN_COLLECTIVE_TYPES(KILN_WG_TYPE)
 
 /* The predicates: non-zero when every (any) work-item's predicate is non-zero. */
 int KILN_OVERLOAD work_group_all(int predicate)
