@@ -45,6 +45,7 @@
 /* The hooks the kernel library calls (kernel-lib/include/kiln_lib.h). */
 #define KILN_CC_HOOK_CTX      "__kiln_ctx"
 #define KILN_CC_HOOK_LOCAL_ID "__kiln_local_id"
+#define KILN_CC_HOOK_LEADER   "__kiln_group_leader"
 /* Clang's calling convention number for spir_kernel functions. */
 #define KILN_CC_SPIR_KERNEL_CC 76
 
@@ -244,6 +245,13 @@ void kiln_cc_base_name(const char *name, char *buf, size_t size);
 
 /* !{self, !{"llvm.loop.parallel_accesses", group}}, a new distinct loop id (wg_wrapper.c). */
 LLVMMetadataRef kiln_cc_parallel_loop_id(LLVMContextRef ctx, LLVMMetadataRef group);
+
+/*
+ * wg_wrapper.c: loads and stores of `fn` through a generic pointer cast from a global,
+ * constant or local one (with address arithmetic between) use the named pointer instead,
+ * so that they count as shared-memory accesses of the work-item loops.
+ */
+void kiln_cc_named_spaces(LLVMContextRef ctx, LLVMValueRef fn);
 
 /*
  * wg_regions.c: whether `op` computes its result from its operands alone, with no memory

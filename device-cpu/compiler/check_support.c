@@ -83,7 +83,8 @@ static bool check_function(struct kiln_cc_build *b, LLVMValueRef fn)
         if (strcmp(name, kiln_cc_runtime_symbols[i].name) == 0)
             return true;
     const char *kernel = user_kernel(LLVMGetUser(use));
-    if (strcmp(name, KILN_CC_HOOK_CTX) == 0 || strcmp(name, KILN_CC_HOOK_LOCAL_ID) == 0) {
+    if (strcmp(name, KILN_CC_HOOK_CTX) == 0 || strcmp(name, KILN_CC_HOOK_LOCAL_ID) == 0 ||
+        strcmp(name, KILN_CC_HOOK_LEADER) == 0) {
         kiln_cc_log_printf(b->log,
                            "error: '%s' could not be inlined into a kernel; recursive "
                            "functions are not supported\n",

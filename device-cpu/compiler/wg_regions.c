@@ -27,7 +27,13 @@
  *     with a single way out goes straight to the next region; otherwise each
  *     work-item stores the name in its own i32 after the slots, and a dispatcher
  *     switches on work-item 0's once the loop nest is over (all work-items name
- *     the same, as OpenCL requires them all to reach the same barrier).
+ *     the same, as OpenCL requires them all to reach the same barrier). When no way
+ *     out of the region is divergent (the uniformity analysis below), the work-items
+ *     share work-item 0's i32, and O3 moves the one store out of the loop.
+ *     A region that calls __kiln_group_leader() (the library's collectives: work-item
+ *     0 combines or reserves for the group) runs work-item 0's turn first, outside
+ *     the loop nest, with the answer 1, and the loop skips work-item 0 and answers 0:
+ *     code only the leader runs is gone from the loop, so an emptied loop is deleted.
  *
  * The x loops carry llvm.loop.parallel_accesses like the barrier-free loop; the
  * scratch slot accesses and the stores of the next region's name join the
@@ -336,6 +342,9 @@ struct regions {
      */
     LLVMMetadataRef *scope_list, *noalias_but;
     LLVMMetadataRef noalias_all;
+    /* Per block: run by some work-items of a group only (the uniformity analysis's
+     * divergence); NULL when the analysis did not run. */
+    unsigned char *divergent;
 };
 
 static unsigned block_index(const struct regions *r, LLVMBasicBlockRef bb)
@@ -366,6 +375,7 @@ static void regions_free(struct regions *r)
     free(r->slot_offset);
     free(r->scope_list);
     free(r->noalias_but);
+    free(r->divergent);
     map_clear(&r->index);
 }
 
@@ -895,7 +905,7 @@ static bool read_then_written(const struct regions *r, LLVMValueRef a, unsigned 
  * Sets shared[i] for the i-th alloca of the entry block that can be one
  * alloca for the whole group. False when out of memory (nothing is shared).
  */
-static bool find_shared(const struct regions *r, LLVMValueRef *allocas, size_t num, bool *shared)
+static bool find_shared(struct regions *r, LLVMValueRef *allocas, size_t num, bool *shared)
 {
     size_t n = r->num_blocks;
     memset(shared, 0, num * sizeof(*shared));
@@ -921,6 +931,10 @@ static bool find_shared(const struct regions *r, LLVMValueRef *allocas, size_t n
             uniform_alloca(&u, allocas[i]) && !read_then_written(r, allocas[i], seen, stack);
     map_clear(&u.memo);
     map_clear(&u.demoted);
+    if (ok) {
+        r->divergent = u.divergent; /* the region loops' next-region names use it */
+        u.divergent = NULL;
+    }
     free(u.divergent);
     free(u.ipdom);
     free(seen);
@@ -1189,6 +1203,8 @@ struct region_loop {
     LLVMBasicBlockRef pre, body, latch;
     LLVMValueRef lid[3];
     LLVMValueRef next_slot; /* this work-item's slot naming the next region */
+    LLVMValueRef leader;    /* what __kiln_group_leader() answers in this clone */
+    LLVMValueRef skip;      /* i1: the leader, already run before the loop; or NULL */
     bool dynamic;
 };
 
@@ -1243,6 +1259,7 @@ static enum kiln_cc_status clone_region(struct regions *r, unsigned reg,
     LLVMValueRef tag = LLVMMetadataAsValue(r->ctx, r->group);
     LLVMValueRef hook_lid = LLVMGetNamedFunction(r->b->mod, KILN_CC_HOOK_LOCAL_ID);
     LLVMValueRef hook_ctx = LLVMGetNamedFunction(r->b->mod, KILN_CC_HOOK_CTX);
+    LLVMValueRef hook_leader = LLVMGetNamedFunction(r->b->mod, KILN_CC_HOOK_LEADER);
     enum kiln_cc_status status = KILN_CC_OUT_OF_MEMORY;
     unsigned done = r->num_barriers + 1;
 
@@ -1258,7 +1275,11 @@ static enum kiln_cc_status clone_region(struct regions *r, unsigned reg,
             goto out;
     }
     LLVMPositionBuilderAtEnd(bld, loop->body);
-    LLVMBuildBr(bld, map_get(&map, r->blocks[r->region_start[reg]]));
+    LLVMBasicBlockRef start = map_get(&map, r->blocks[r->region_start[reg]]);
+    if (loop->skip)
+        LLVMBuildCondBr(bld, loop->skip, loop->latch, start);
+    else
+        LLVMBuildBr(bld, start);
 
     for (size_t i = 0; i < r->num_blocks; i++) {
         if (!in_region[i])
@@ -1279,6 +1300,11 @@ static enum kiln_cc_status clone_region(struct regions *r, unsigned reg,
                 LLVMValueRef dim = LLVMGetOperand(in, 0);
                 LLVMValueRef m = map_get(&map, dim);
                 if (!map_put(&map, in, local_id(bld, r->ctx, loop->lid, m ? m : dim)))
+                    goto out;
+                continue;
+            }
+            if (f && f == hook_leader) {
+                if (!map_put(&map, in, loop->leader))
                     goto out;
                 continue;
             }
@@ -1332,6 +1358,21 @@ out:
     map_clear(&map);
     map_clear(&derived);
     return status;
+}
+
+/* Whether a block of the region (marked in `in_region`) calls __kiln_group_leader(). */
+static bool asks_leader(const struct regions *r, const unsigned char *in_region)
+{
+    LLVMValueRef hook = LLVMGetNamedFunction(r->b->mod, KILN_CC_HOOK_LEADER);
+    for (size_t i = 0; hook && i < r->num_blocks; i++) {
+        if (!in_region[i])
+            continue;
+        for (LLVMValueRef in = LLVMGetFirstInstruction(r->blocks[i]); in;
+             in = LLVMGetNextInstruction(in))
+            if (called_function(in) == hook)
+                return true;
+    }
+    return false;
 }
 
 static LLVMValueRef ctx_load(LLVMBuilderRef bld, LLVMContextRef ctx, LLVMValueRef base,
@@ -1404,8 +1445,18 @@ static enum kiln_cc_status rebuild(struct regions *r, struct kiln_cc_kernel *inf
                 dynamic = true;
             target = t;
         }
+        /* Every work-item leaves the same way: one name for the group, not one each. */
+        bool one_name = r->divergent != NULL;
+        for (size_t i = 0; i < n && dynamic; i++)
+            if (in_region[i] && r->divergent[i] &&
+                (is_barrier_block(r, (unsigned)i) ||
+                 LLVMGetInstructionOpcode(LLVMGetBasicBlockTerminator(r->blocks[i])) == LLVMRet))
+                one_name = false;
         struct region_loop *lp = &loops[g];
         lp->dynamic = dynamic;
+        lp->leader = LLVMConstInt(i32, 0, 0);
+        lp->skip = NULL;
+        bool leader_first = asks_leader(r, in_region);
         exit_to[g] = dynamic ? UINT32_MAX : (target == UINT32_MAX ? done : target);
 
         /* z/y/x nest over this group's local size. */
@@ -1444,7 +1495,11 @@ static enum kiln_cc_status rebuild(struct regions *r, struct kiln_cc_kernel *inf
             slot_ptr[s] = LLVMBuildInBoundsGEP2(bld, i8, bases[s], &off, 1, "slot");
         }
         if (dynamic)
-            lp->next_slot = LLVMBuildInBoundsGEP2(bld, i32, next_base, &wi, 1, "next.slot");
+            lp->next_slot = one_name
+                                ? next_base
+                                : LLVMBuildInBoundsGEP2(bld, i32, next_base, &wi, 1, "next.slot");
+        if (leader_first)
+            lp->skip = LLVMBuildICmp(bld, LLVMIntEQ, wi, LLVMConstInt(i64, 0, 0), "led");
         for (int d = 0; d < 3; d++) {
             LLVMPositionBuilderAtEnd(bld, latch[d]);
             LLVMValueRef step = LLVMBuildNUWAdd(bld, lp->lid[d], LLVMConstInt(i64, 1, 0), "");
@@ -1455,11 +1510,33 @@ static enum kiln_cc_status rebuild(struct regions *r, struct kiln_cc_kernel *inf
                 LLVMSetMetadata(br, LLVMGetMDKindIDInContext(ctx, "llvm.loop", 9),
                                 LLVMMetadataAsValue(ctx, kiln_cc_parallel_loop_id(ctx, r->group)));
         }
+        LLVMBasicBlockRef entry = lp->pre;
+        if (leader_first) {
+            /*
+             * The leader's turn, straight-line, before the loop, which skips it: the loop's
+             * clone sees __kiln_group_leader() as 0, so code only the leader runs leaves
+             * the loop, and a loop with nothing left is deleted by O3.
+             */
+            struct region_loop lead = *lp;
+            lead.body = LLVMInsertBasicBlockInContext(ctx, lp->pre, "leader");
+            lead.latch = LLVMInsertBasicBlockInContext(ctx, lp->pre, "leader.end");
+            for (int d = 0; d < 3; d++)
+                lead.lid[d] = LLVMConstInt(i64, 0, 0);
+            lead.next_slot = next_base;
+            lead.leader = LLVMConstInt(i32, 1, 0);
+            lead.skip = NULL;
+            LLVMPositionBuilderAtEnd(bld, lead.latch);
+            LLVMBuildBr(bld, lp->pre);
+            status = clone_region(r, g, in_region, &lead, bases);
+            if (status != KILN_CC_OK)
+                goto out;
+            entry = lead.body;
+        }
         status = clone_region(r, g, in_region, lp, slot_ptr);
         if (status != KILN_CC_OK)
             goto out;
         status = KILN_CC_OUT_OF_MEMORY;
-        loops[g].pre = lp->pre;
+        loops[g].pre = entry;
         /* region.end's branch is added below, once every region's entry exists. */
         loops[g].body = after;
     }
@@ -1591,7 +1668,12 @@ enum kiln_cc_status kiln_cc_regions_build(struct kiln_cc_build *b, const bool *f
      * Clang's locals are allocas until promoted: promote first, so that only
      * values really crossing a block boundary come back as allocas.
      */
-    enum kiln_cc_status status = run_on_flat(b, flat, "function(sroa<preserve-cfg>,reg2mem)");
+    enum kiln_cc_status status = run_on_flat(b, flat, "function(sroa<preserve-cfg>)");
+    for (unsigned k = 0; k < b->prog->num_kernels && status == KILN_CC_OK; k++)
+        if (flat[k])
+            kiln_cc_named_spaces(b->ctx, b->wrappers[k]);
+    if (status == KILN_CC_OK)
+        status = run_on_flat(b, flat, "function(reg2mem)");
     for (unsigned k = 0; k < b->prog->num_kernels && status == KILN_CC_OK; k++)
         if (flat[k])
             split_at_barriers(b->ctx, b->wrappers[k]);

@@ -435,6 +435,16 @@ static LLVMValueRef local_id_value(LLVMBuilderRef bld, LLVMContextRef ctx,
     return v;
 }
 
+/* __kiln_group_leader(): 1 when every local id is 0 (i32). */
+static LLVMValueRef leader_value(LLVMBuilderRef bld, LLVMContextRef ctx,
+                                 const struct wg_loops *loops)
+{
+    LLVMValueRef any =
+        LLVMBuildOr(bld, LLVMBuildOr(bld, loops->lid[0], loops->lid[1], ""), loops->lid[2], "");
+    LLVMValueRef first = LLVMBuildICmp(bld, LLVMIntEQ, any, LLVMConstNull(LLVMTypeOf(any)), "");
+    return LLVMBuildZExt(bld, first, LLVMInt32TypeInContext(ctx), "");
+}
+
 /* Replaces the calls of one hook that sit in wrappers; others are left for check_support.c. */
 static enum kiln_cc_status replace_hook(struct kiln_cc_build *b, const char *hook,
                                         const struct wg_loops *loops)
@@ -466,6 +476,7 @@ static enum kiln_cc_status replace_hook(struct kiln_cc_build *b, const char *hoo
 
     LLVMBuilderRef bld = LLVMCreateBuilderInContext(b->ctx);
     bool is_ctx = strcmp(hook, KILN_CC_HOOK_CTX) == 0;
+    bool is_leader = strcmp(hook, KILN_CC_HOOK_LEADER) == 0;
     for (size_t i = 0; i < n; i++) {
         LLVMValueRef call = calls[i];
         unsigned k;
@@ -474,7 +485,9 @@ static enum kiln_cc_status replace_hook(struct kiln_cc_build *b, const char *hoo
             continue;
         LLVMPositionBuilderBefore(bld, call);
         LLVMValueRef v = is_ctx ? cast_to(bld, loops[k].ctx, LLVMTypeOf(call))
-                                : local_id_value(bld, b->ctx, &loops[k], LLVMGetOperand(call, 0));
+                         : is_leader
+                             ? leader_value(bld, b->ctx, &loops[k])
+                             : local_id_value(bld, b->ctx, &loops[k], LLVMGetOperand(call, 0));
         LLVMReplaceAllUsesWith(call, v);
         LLVMInstructionEraseFromParent(call);
     }
@@ -509,6 +522,91 @@ static void tag_shared_accesses(struct kiln_cc_build *b, LLVMValueRef w, LLVMMet
                 LLVMSetMetadata(in, kind, tag);
         }
     }
+}
+
+/*
+ * The named address space a generic pointer was made from, when `p` is such a cast
+ * followed by address arithmetic (getelementptr) and nothing else; *depth counts the
+ * steps. Returns the cast's operand, or NULL.
+ */
+static LLVMValueRef named_origin(LLVMValueRef p, unsigned *depth)
+{
+    *depth = 0;
+    while (LLVMIsAGetElementPtrInst(p) && *depth < 16) {
+        p = LLVMGetOperand(p, 0);
+        ++*depth;
+    }
+    if (!LLVMIsAAddrSpaceCastInst(p))
+        return NULL;
+    LLVMValueRef from = LLVMGetOperand(p, 0);
+    unsigned as = LLVMGetPointerAddressSpace(LLVMTypeOf(from));
+    return as == KILN_CC_AS_GLOBAL || as == KILN_CC_AS_CONSTANT || as == KILN_CC_AS_LOCAL ? from
+                                                                                          : NULL;
+}
+
+/* Rebuilds the getelementptr chain from `p` (depth steps) down to its cast on `base`. */
+static LLVMValueRef rebuild_chain(LLVMBuilderRef bld, LLVMValueRef p, unsigned depth,
+                                  LLVMValueRef base)
+{
+    if (depth == 0)
+        return base;
+    LLVMValueRef below = rebuild_chain(bld, LLVMGetOperand(p, 0), depth - 1, base);
+    unsigned n = (unsigned)LLVMGetNumOperands(p) - 1;
+    LLVMValueRef idx[8];
+    if (n > 8)
+        return NULL;
+    for (unsigned i = 0; i < n; i++)
+        idx[i] = LLVMGetOperand(p, i + 1);
+    LLVMTypeRef ty = LLVMGetGEPSourceElementType(p);
+    return below == NULL       ? NULL
+           : LLVMIsInBounds(p) ? LLVMBuildInBoundsGEP2(bld, ty, below, idx, n, "")
+                               : LLVMBuildGEP2(bld, ty, below, idx, n, "");
+}
+
+void kiln_cc_named_spaces(LLVMContextRef ctx, LLVMValueRef fn)
+{
+    LLVMBuilderRef bld = LLVMCreateBuilderInContext(ctx);
+    for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(fn); bb; bb = LLVMGetNextBasicBlock(bb)) {
+        for (LLVMValueRef in = LLVMGetFirstInstruction(bb); in; in = LLVMGetNextInstruction(in)) {
+            unsigned op;
+            if (LLVMIsALoadInst(in))
+                op = 0;
+            else if (LLVMIsAStoreInst(in))
+                op = 1;
+            else
+                continue;
+            LLVMValueRef p = LLVMGetOperand(in, op);
+            unsigned depth;
+            LLVMValueRef base;
+            if (LLVMGetPointerAddressSpace(LLVMTypeOf(p)) != KILN_CC_AS_GENERIC ||
+                !(base = named_origin(p, &depth)))
+                continue;
+            LLVMPositionBuilderBefore(bld, in);
+            LLVMValueRef named = rebuild_chain(bld, p, depth, base);
+            if (named)
+                LLVMSetOperand(in, op, named);
+        }
+    }
+    LLVMDisposeBuilder(bld);
+}
+
+/*
+ * __constant memory does not change while a kernel runs (OpenCL C 3.0 §6.7.3), so its
+ * loads are invariant.load: LLVM may hoist them out of the work-item loops even past
+ * stores it cannot tell apart from them (a kernel's or a built-in's generic stores).
+ */
+static void mark_constant_loads(struct kiln_cc_build *b, LLVMValueRef fn)
+{
+    unsigned kind = LLVMGetMDKindIDInContext(b->ctx, "invariant.load", 14);
+    LLVMValueRef empty = LLVMMetadataAsValue(b->ctx, LLVMMDNodeInContext2(b->ctx, NULL, 0));
+
+    for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(fn); bb; bb = LLVMGetNextBasicBlock(bb))
+        for (LLVMValueRef in = LLVMGetFirstInstruction(bb); in; in = LLVMGetNextInstruction(in))
+            if (LLVMIsALoadInst(in) && !LLVMGetVolatile(in) &&
+                LLVMGetOrdering(in) == LLVMAtomicOrderingNotAtomic &&
+                LLVMGetPointerAddressSpace(LLVMTypeOf(LLVMGetOperand(in, 0))) ==
+                    KILN_CC_AS_CONSTANT)
+                LLVMSetMetadata(in, kind, empty);
 }
 
 enum kiln_cc_status kiln_cc_wrappers_build(struct kiln_cc_build *b)
@@ -551,7 +649,10 @@ enum kiln_cc_status kiln_cc_wrappers_build(struct kiln_cc_build *b)
         status = replace_hook(b, KILN_CC_HOOK_CTX, loops);
     if (status == KILN_CC_OK)
         status = replace_hook(b, KILN_CC_HOOK_LOCAL_ID, loops);
+    if (status == KILN_CC_OK)
+        status = replace_hook(b, KILN_CC_HOOK_LEADER, loops);
     for (unsigned k = 0; k < n && status == KILN_CC_OK; k++) {
+        mark_constant_loads(b, loops[k].fibers ? loops[k].body : b->wrappers[k]);
         if (loops[k].fibers)
             status = kiln_cc_fibers_finish(b, k, loops[k].body);
         else

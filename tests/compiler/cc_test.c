@@ -632,6 +632,71 @@ static int test_barrier_scopes(void)
     return 0;
 }
 
+/* Whether a line of `text` holds both `a` and `b`. */
+static bool line_with(const char *text, const char *a, const char *b)
+{
+    for (const char *line = text; line && *line;) {
+        const char *end = strchr(line, '\n');
+        size_t len = end ? (size_t)(end - line) : strlen(line);
+        const char *hit = strstr(line, a);
+        if (hit && hit < line + len) {
+            const char *other = strstr(line, b);
+            if (other && other < line + len)
+                return true;
+        }
+        line = end ? end + 1 : NULL;
+    }
+    return false;
+}
+
+/*
+ * A barrier kernel's memory accesses as the work-item loops need them: the __constant load
+ * is invariant.load (hoistable past the kernel's stores), the store through a generic
+ * pointer made from a global one is a global store in the loops' access group, and the
+ * collective's __kiln_group_leader() calls are gone.
+ */
+static int test_barrier_memory(void)
+{
+    static const char src[] =
+        "kernel void k(global int *out, constant int *c, global const int *in)\n"
+        "{\n"
+        "    int s = work_group_reduce_add(in[get_global_id(0)]);\n"
+        "    int *q = &out[get_global_id(0)];\n"
+        "    *q = s + c[get_local_id(0) & 3];\n"
+        "}\n";
+    char dir[] = "/tmp/kiln-cc-test-XXXXXX";
+    char path[128];
+    CHECK(mkdtemp(dir));
+    unsetenv("KILN_BARRIER_STRATEGY");
+    setenv("KILN_DUMP_IR", dir, 1);
+    struct kiln_cc_program *p = build_ok(src, "-cl-std=CL2.0");
+    unsetenv("KILN_DUMP_IR");
+    CHECK(p);
+    cc->destroy(p);
+    snprintf(path, sizeof(path), "%s/kiln-0-8-optimized.ll", dir);
+    char *text = read_text(path);
+    CHECK(text);
+    CHECK(line_with(text, "load i32, ptr addrspace(2)", "!invariant.load"));
+    CHECK(line_with(text, "store i32", "ptr addrspace(1)"));
+    CHECK(!line_with(text, "store i32", "ptr addrspace(4)"));
+    CHECK(line_with(text, "store i32", "!llvm.access.group"));
+    free(text);
+    snprintf(path, sizeof(path), "%s/kiln-0-5-wrapped.ll", dir);
+    text = read_text(path);
+    CHECK(text);
+    CHECK(strstr(text, "call i32 @__kiln_group_leader") == NULL);
+    free(text);
+    static const char *const stages[] = {"0-frontend",  "1-kernels", "2-linked",
+                                         "3-divisions", "4-printf",  "5-wrapped",
+                                         "6-locals",    "7-checked", "8-optimized"};
+    for (size_t i = 0; i < sizeof(stages) / sizeof(stages[0]); i++) {
+        snprintf(path, sizeof(path), "%s/kiln-0-%s.ll", dir, stages[i]);
+        remove(path);
+    }
+    remove(dir);
+    return 0;
+}
+
 /* With KILN_BARRIER_STRATEGY=fibers a barrier kernel runs on fibers; its __local variables
  * are laid out. */
 static int test_barrier_fibers(void)
@@ -1367,6 +1432,7 @@ static const struct test tests[] = {
     {"barrier_strategy", test_barrier_strategy},
     {"barrier_scopes", test_barrier_scopes},
     {"barrier_fibers", test_barrier_fibers},
+    {"barrier_memory", test_barrier_memory},
     {"unsupported_refused", test_unsupported_refused},
     {"invalid_options", test_invalid_options},
     {"options", test_options},
