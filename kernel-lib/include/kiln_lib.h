@@ -4,7 +4,8 @@
  *
  * The hooks are only declared. When the compiler builds a work-group function it
  * replaces each call: __kiln_ctx() by the wrapper's ctx parameter, __kiln_local_id(d)
- * by the induction variable of loop d (0 for d >= 3). A hook that survives to code
+ * by the induction variable of loop d (0 for d >= 3), __kiln_group_leader() by whether
+ * the local id is (0, 0, 0). A hook that survives to code
  * generation fails the build, so a builtin can never read a stale value.
  */
 #ifndef KILN_KERNEL_LIB_KILN_LIB_H
@@ -15,6 +16,13 @@
 /* In OpenCL C 2.0 and later an unqualified pointer is generic; the compiler casts. */
 const struct kiln_wg_ctx *__kiln_ctx(void);
 size_t __kiln_local_id(uint dim);
+/*
+ * 1 for the group's first work-item (local id 0, 0, 0), 0 for the others: what a
+ * collective's "work-item 0 does it" asks. The region transform runs that work-item's
+ * turn through a region that asks before the loop over the others, where the answer is
+ * 0, so a loop left with nothing to do disappears.
+ */
+int __kiln_group_leader(void);
 
 /* Builtins share one name across types, so they need C++-style mangling. */
 #define KILN_OVERLOAD __attribute__((overloadable))

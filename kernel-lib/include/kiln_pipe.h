@@ -134,6 +134,17 @@ typedef _Atomic uint64_t kiln_pipe_atomic;
     atomic_compare_exchange_strong_explicit((obj), (expected), (v), (ok), (fail))
 #endif
 
+/*
+ * A field set once when the pipe is made (packet_size, max_packets, mask). Kernels read
+ * these through a __constant pointer: the compiler marks __constant loads invariant, so
+ * a work-item loop loads them once even though its packet stores might alias them.
+ */
+#if defined(__OPENCL_C_VERSION__)
+#define KILN_PIPE_FIXED(p, field) (((__constant struct kiln_pipe *)(ulong)(p))->field)
+#else
+#define KILN_PIPE_FIXED(p, field) ((p)->field)
+#endif
+
 /* Live reserve_* reservations per side (CL_DEVICE_PIPE_MAX_ACTIVE_RESERVATIONS). */
 #define KILN_PIPE_MAX_RESERVATIONS 65536u
 /* The largest packet (CL_DEVICE_PIPE_MAX_PACKET_SIZE). */
@@ -198,13 +209,14 @@ kiln_pipe_table(KILN_PIPE_GLOBAL struct kiln_pipe *p, int side)
 {
     return (KILN_PIPE_GLOBAL kiln_pipe_atomic *)((KILN_PIPE_GLOBAL unsigned char *)p +
                                                  sizeof(struct kiln_pipe)) +
-           (kiln_pipe_u64)side * (p->mask + 1);
+           (kiln_pipe_u64)side * (KILN_PIPE_FIXED(p, mask) + 1);
 }
 
 /* The packet storage. */
 static inline KILN_PIPE_GLOBAL unsigned char *kiln_pipe_data(KILN_PIPE_GLOBAL struct kiln_pipe *p)
 {
-    return (KILN_PIPE_GLOBAL unsigned char *)p + kiln_pipe_data_offset(p->mask + 1);
+    return (KILN_PIPE_GLOBAL unsigned char *)p +
+           kiln_pipe_data_offset(KILN_PIPE_FIXED(p, mask) + 1);
 }
 
 static inline int kiln_pipe_id_valid(kiln_pipe_u64 id)
@@ -243,7 +255,7 @@ static inline kiln_pipe_u64 kiln_pipe_reserve(KILN_PIPE_GLOBAL struct kiln_pipe 
 {
     KILN_PIPE_GLOBAL struct kiln_pipe_side *s = &p->side[side];
     KILN_PIPE_GLOBAL struct kiln_pipe_side *o = &p->side[side ^ 1];
-    if (n == 0 || n > p->max_packets)
+    if (n == 0 || n > KILN_PIPE_FIXED(p, max_packets))
         return KILN_PIPE_NULL_ID;
     if (counted && KILN_PIPE_ADD(&s->active, 1, __ATOMIC_RELAXED) >= KILN_PIPE_MAX_RESERVATIONS) {
         KILN_PIPE_ADD(&s->active, (kiln_pipe_u64)-1, __ATOMIC_RELAXED);
@@ -260,9 +272,9 @@ static inline kiln_pipe_u64 kiln_pipe_reserve(KILN_PIPE_GLOBAL struct kiln_pipe 
          * on): load both again. */
         kiln_pipe_u64 room;
         if (side == KILN_PIPE_WRITE) {
-            if (cur < other || cur - other > p->max_packets)
+            if (cur < other || cur - other > KILN_PIPE_FIXED(p, max_packets))
                 continue;
-            room = p->max_packets - (cur - other);
+            room = KILN_PIPE_FIXED(p, max_packets) - (cur - other);
         } else {
             if (other < cur)
                 continue;
@@ -280,7 +292,7 @@ static inline kiln_pipe_u64 kiln_pipe_reserve(KILN_PIPE_GLOBAL struct kiln_pipe 
             return KILN_PIPE_NULL_ID;
         }
         if (KILN_PIPE_CAS_WEAK(&s->reserve, &cur, cur + n, __ATOMIC_RELAXED, __ATOMIC_RELAXED)) {
-            KILN_PIPE_STORE(&kiln_pipe_table(p, side)[cur & p->mask],
+            KILN_PIPE_STORE(&kiln_pipe_table(p, side)[cur & KILN_PIPE_FIXED(p, mask)],
                             kiln_pipe_tag(cur) | (counted ? KILN_PIPE_COUNTED : 0) | n,
                             __ATOMIC_RELAXED);
             return kiln_pipe_id(cur, n);
@@ -294,7 +306,8 @@ static inline kiln_pipe_u64 kiln_pipe_entry(KILN_PIPE_GLOBAL struct kiln_pipe *p
 {
     if (!kiln_pipe_id_valid(id))
         return 0;
-    kiln_pipe_u64 e = KILN_PIPE_LOAD(&kiln_pipe_table(p, side)[id & p->mask], __ATOMIC_RELAXED);
+    kiln_pipe_u64 e =
+        KILN_PIPE_LOAD(&kiln_pipe_table(p, side)[id & KILN_PIPE_FIXED(p, mask)], __ATOMIC_RELAXED);
     if ((e & KILN_PIPE_DONE) || (e & KILN_PIPE_TAG) != kiln_pipe_tag(id) ||
         (e & KILN_PIPE_COUNT) != kiln_pipe_id_count(id))
         return 0;
@@ -310,7 +323,8 @@ static inline KILN_PIPE_GLOBAL unsigned char *kiln_pipe_packet(KILN_PIPE_GLOBAL 
 {
     if (!kiln_pipe_id_valid(id) || i >= kiln_pipe_id_count(id))
         return (KILN_PIPE_GLOBAL unsigned char *)0;
-    return kiln_pipe_data(p) + ((id + i) & p->mask) * p->packet_size;
+    return kiln_pipe_data(p) +
+           ((id + i) & KILN_PIPE_FIXED(p, mask)) * KILN_PIPE_FIXED(p, packet_size);
 }
 
 /* Advances `side`'s commit over every consecutive done reservation. */
@@ -322,7 +336,7 @@ static inline void kiln_pipe_publish(KILN_PIPE_GLOBAL struct kiln_pipe *p, int s
     kiln_pipe_u64 c = KILN_PIPE_LOAD(&s->commit, __ATOMIC_SEQ_CST);
     for (;;) {
         /* Acquire (seq_cst), pairs with B. */
-        kiln_pipe_u64 e = KILN_PIPE_LOAD(&table[c & p->mask], __ATOMIC_SEQ_CST);
+        kiln_pipe_u64 e = KILN_PIPE_LOAD(&table[c & KILN_PIPE_FIXED(p, mask)], __ATOMIC_SEQ_CST);
         if (!(e & KILN_PIPE_DONE) || (e & KILN_PIPE_TAG) != kiln_pipe_tag(c))
             return;
         kiln_pipe_u64 next = c + (e & KILN_PIPE_COUNT);
@@ -342,7 +356,8 @@ static inline void kiln_pipe_commit(KILN_PIPE_GLOBAL struct kiln_pipe *p, int si
     if (e & KILN_PIPE_COUNTED)
         KILN_PIPE_ADD(&p->side[side].active, (kiln_pipe_u64)-1, __ATOMIC_RELAXED);
     /* B: release (seq_cst), pairs with the entry load in publish. */
-    KILN_PIPE_STORE(&kiln_pipe_table(p, side)[id & p->mask], e | KILN_PIPE_DONE, __ATOMIC_SEQ_CST);
+    KILN_PIPE_STORE(&kiln_pipe_table(p, side)[id & KILN_PIPE_FIXED(p, mask)], e | KILN_PIPE_DONE,
+                    __ATOMIC_SEQ_CST);
     kiln_pipe_publish(p, side);
 }
 
@@ -353,7 +368,8 @@ static inline kiln_pipe_u32 kiln_pipe_num_packets(KILN_PIPE_GLOBAL struct kiln_p
     kiln_pipe_u64 w = KILN_PIPE_LOAD(&p->side[KILN_PIPE_WRITE].commit, __ATOMIC_ACQUIRE);
     if (w < r)
         return 0; /* loads far apart: the read side moved on meanwhile */
-    return w - r < p->max_packets ? (kiln_pipe_u32)(w - r) : p->max_packets;
+    return w - r < KILN_PIPE_FIXED(p, max_packets) ? (kiln_pipe_u32)(w - r)
+                                                   : KILN_PIPE_FIXED(p, max_packets);
 }
 
 #if !defined(__OPENCL_C_VERSION__)

@@ -76,13 +76,13 @@ static void kiln_pipe_copy(void *dst, const void *src, uint size, uint align)
  */
 static __global uchar *kiln_pipe_slot(kiln_pipe_t p, ulong idx, uint size)
 {
-    return kiln_pipe_data(p) + (idx & p->mask) * size;
+    return kiln_pipe_data(p) + (idx & KILN_PIPE_FIXED(p, mask)) * size;
 }
 
 /* One packet without a reservation id: reserve one, copy, commit. */
 static int kiln_pipe_one(kiln_pipe_t p, int side, void *data, uint size, uint align)
 {
-    if (size != p->packet_size)
+    if (size != KILN_PIPE_FIXED(p, packet_size))
         return -1;
     ulong id = kiln_pipe_reserve(p, side, 1, 0);
     if (!kiln_pipe_id_valid(id))
@@ -104,7 +104,14 @@ static int kiln_pipe_at(kiln_pipe_t p, int side, __private void *rid, uint index
                         uint size, uint align)
 {
     ulong id = kiln_rid_bits(rid);
-    if (!(kiln_pipe_id_valid(id) & (index < kiln_pipe_id_count(id)) & (size == p->packet_size)))
+    uint mask = KILN_PIPE_FIXED(p, mask);
+    /*
+     * index <= mask follows from index < count (a count is at most max_packets, at most
+     * the slots); testing it puts the mask's load before the branch, where LLVM hoists it
+     * out of a work-item loop (it cannot hoist a load from conditional code).
+     */
+    if (!(kiln_pipe_id_valid(id) & (index < kiln_pipe_id_count(id)) & (index <= mask) &
+          (size == KILN_PIPE_FIXED(p, packet_size))))
         return -1;
     __global uchar *slot = kiln_pipe_slot(p, id + index, size);
     if (side == KILN_PIPE_READ)
@@ -116,7 +123,7 @@ static int kiln_pipe_at(kiln_pipe_t p, int side, __private void *rid, uint index
 
 static __private void *kiln_pipe_reserve_rid(kiln_pipe_t p, int side, uint n, uint size)
 {
-    if (size != p->packet_size)
+    if (size != KILN_PIPE_FIXED(p, packet_size))
         return kiln_rid(KILN_PIPE_NULL_ID);
     return kiln_rid(kiln_pipe_reserve(p, side, n, 1));
 }
@@ -127,7 +134,7 @@ static __private void *kiln_pipe_group_reserve(kiln_pipe_t p, int side, uint n, 
     const struct kiln_wg_ctx *ctx = __kiln_ctx();
     __global ulong *r = (__global ulong *)(ctx->group_shared + KILN_GROUP_SHARED_SLOTS * 8);
     barrier(KILN_PIPE_FENCE); /* nobody still reads the area */
-    if (get_local_linear_id() == 0)
+    if (__kiln_group_leader())
         *r = kiln_rid_bits(kiln_pipe_reserve_rid(p, side, n, size));
     barrier(KILN_PIPE_FENCE);
     return kiln_rid(*r);
@@ -136,7 +143,7 @@ static __private void *kiln_pipe_group_reserve(kiln_pipe_t p, int side, uint n, 
 static void kiln_pipe_group_commit(kiln_pipe_t p, int side, __private void *rid)
 {
     barrier(KILN_PIPE_FENCE); /* every work-item's packets are in place */
-    if (get_local_linear_id() == 0)
+    if (__kiln_group_leader())
         kiln_pipe_commit(p, side, kiln_rid_bits(rid));
 }
 
@@ -201,7 +208,7 @@ KILN_PIPE_SIDE(write, KILN_PIPE_WRITE)
     }                                                                                              \
     uint __get_pipe_max_packets_##RW(kiln_pipe_t p, uint size, uint align)                         \
     {                                                                                              \
-        return p->max_packets;                                                                     \
+        return KILN_PIPE_FIXED(p, max_packets);                                                    \
     }
 
 KILN_PIPE_QUERIES(ro)

@@ -23,7 +23,8 @@
 static int is_allowed_declaration(const char *name)
 {
     return strncmp(name, "llvm.", 5) == 0 || strcmp(name, "__kiln_ctx") == 0 ||
-           strcmp(name, "__kiln_local_id") == 0 || strcmp(name, "_Z7barrierj") == 0;
+           strcmp(name, "__kiln_local_id") == 0 || strcmp(name, "__kiln_group_leader") == 0 ||
+           strcmp(name, "_Z7barrierj") == 0;
 }
 
 int main(int argc, char **argv)

@@ -52,7 +52,7 @@ static __global void *kiln_wg_result(void)
         barrier(KILN_WG_FENCE);                                                                    \
         s[get_local_linear_id()] = x;                                                              \
         barrier(KILN_WG_FENCE);                                                                    \
-        if (get_local_linear_id() == 0) {                                                          \
+        if (__kiln_group_leader()) {                                                               \
             T acc = s[0];                                                                          \
             for (size_t i = 1; i < n; i++)                                                         \
                 acc = OP(acc, s[i]);                                                               \
@@ -68,7 +68,7 @@ static __global void *kiln_wg_result(void)
         barrier(KILN_WG_FENCE);                                                                    \
         s[get_local_linear_id()] = x;                                                              \
         barrier(KILN_WG_FENCE);                                                                    \
-        if (get_local_linear_id() == 0) {                                                          \
+        if (__kiln_group_leader()) {                                                               \
             T acc = s[0];                                                                          \
             for (size_t i = 1; i < n; i++) {                                                       \
                 acc = OP(acc, s[i]);                                                               \
@@ -85,7 +85,7 @@ static __global void *kiln_wg_result(void)
         barrier(KILN_WG_FENCE);                                                                    \
         s[get_local_linear_id()] = x;                                                              \
         barrier(KILN_WG_FENCE);                                                                    \
-        if (get_local_linear_id() == 0) {                                                          \
+        if (__kiln_group_leader()) {                                                               \
             T acc = (IDENT);                                                                       \
             for (size_t i = 0; i < n; i++) {                                                       \
                 T v = s[i];                                                                        \
