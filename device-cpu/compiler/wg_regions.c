@@ -345,6 +345,14 @@ struct regions {
     /* Per block: run by some work-items of a group only (the uniformity analysis's
      * divergence); NULL when the analysis did not run. */
     unsigned char *divergent;
+    /*
+     * Uniform allocas that some region reads on entry and also stores (a loop counter
+     * advanced after a barrier), and each one's stand-in inside a region: a region copies
+     * the value into the stand-in for each work-item and writes the stand-in back after
+     * its loop nest, so work-item 1 never reads what work-item 0 stored.
+     */
+    LLVMValueRef *snaps, *snap_copy;
+    size_t num_snaps;
 };
 
 static unsigned block_index(const struct regions *r, LLVMBasicBlockRef bb)
@@ -376,6 +384,8 @@ static void regions_free(struct regions *r)
     free(r->scope_list);
     free(r->noalias_but);
     free(r->divergent);
+    free(r->snaps);
+    free(r->snap_copy);
     map_clear(&r->index);
 }
 
@@ -601,6 +611,9 @@ static void collect_uses(const struct regions *r, LLVMValueRef ptr, struct alloc
 /* Blocks beyond which the post-dominator sets (n^2 bits) are not computed. */
 #define UNIFORM_MAX_BLOCKS 8192u
 #define NO_BLOCK           UINT32_MAX
+
+/* What find_shared says of an alloca: a slot per work-item, one copy, one copy snapshotted. */
+enum { PER_ITEM = 0, SHARED = 1, SHARED_SNAPSHOT = 2 };
 
 struct uniformity {
     const struct regions *r;
@@ -905,7 +918,7 @@ static bool read_then_written(const struct regions *r, LLVMValueRef a, unsigned 
  * Sets shared[i] for the i-th alloca of the entry block that can be one
  * alloca for the whole group. False when out of memory (nothing is shared).
  */
-static bool find_shared(struct regions *r, LLVMValueRef *allocas, size_t num, bool *shared)
+static bool find_shared(struct regions *r, LLVMValueRef *allocas, size_t num, unsigned char *shared)
 {
     size_t n = r->num_blocks;
     memset(shared, 0, num * sizeof(*shared));
@@ -927,8 +940,8 @@ static bool find_shared(struct regions *r, LLVMValueRef *allocas, size_t num, bo
             break;
     }
     for (size_t i = 0; ok && i < num; i++)
-        shared[i] =
-            uniform_alloca(&u, allocas[i]) && !read_then_written(r, allocas[i], seen, stack);
+        if (uniform_alloca(&u, allocas[i]))
+            shared[i] = read_then_written(r, allocas[i], seen, stack) ? SHARED_SNAPSHOT : SHARED;
     map_clear(&u.memo);
     map_clear(&u.demoted);
     if (ok) {
@@ -963,7 +976,7 @@ static enum kiln_cc_status choose_slots(struct regions *r)
     for (LLVMValueRef in = LLVMGetFirstInstruction(r->entry); in; in = LLVMGetNextInstruction(in))
         num_allocas += LLVMIsAAllocaInst(in) != NULL;
     LLVMValueRef *allocas = calloc(num_allocas + 1, sizeof(*allocas));
-    bool *is_shared = calloc(num_allocas + 1, sizeof(*is_shared));
+    unsigned char *is_shared = calloc(num_allocas + 1, sizeof(*is_shared));
     r->slots = malloc(cap * sizeof(*r->slots));
     if (!before || !after || !u.blocks || !r->slots || !allocas || !is_shared)
         goto out;
@@ -974,7 +987,7 @@ static enum kiln_cc_status choose_slots(struct regions *r)
     if (!find_shared(r, allocas, num_allocas, is_shared))
         goto out;
     for (size_t i = 0; i < num_allocas; i++)
-        if (is_shared[i] && !map_put(&shared, allocas[i], (void *)1))
+        if (is_shared[i] && !map_put(&shared, allocas[i], (void *)(uintptr_t)is_shared[i]))
             goto out;
     for (unsigned i = 0; i < nb; i++)
         if (!reach(r, r->bar_block[i], true, false, before + (size_t)i * n) ||
@@ -1010,7 +1023,18 @@ static enum kiln_cc_status choose_slots(struct regions *r)
                 crosses = b_use && a_use;
             }
             /* One copy serves the group when every work-item holds the same value. */
-            if (!crosses || (!u.escapes && map_get(&shared, in)))
+            if (!crosses)
+                continue;
+            uintptr_t kind = (uintptr_t)map_get(&shared, in);
+            if (!u.escapes && kind == SHARED_SNAPSHOT) {
+                LLVMValueRef *more = realloc(r->snaps, (r->num_snaps + 1) * sizeof(*more));
+                if (!more)
+                    goto out;
+                r->snaps = more;
+                r->snaps[r->num_snaps++] = in;
+                continue;
+            }
+            if (!u.escapes && kind == SHARED)
                 continue;
             if (r->num_slots == cap) {
                 LLVMValueRef *more = realloc(r->slots, 2 * cap * sizeof(*more));
@@ -1202,9 +1226,10 @@ static void tag_access(const struct regions *r, LLVMValueRef in, size_t slot)
 struct region_loop {
     LLVMBasicBlockRef pre, body, latch;
     LLVMValueRef lid[3];
-    LLVMValueRef next_slot; /* this work-item's slot naming the next region */
-    LLVMValueRef leader;    /* what __kiln_group_leader() answers in this clone */
-    LLVMValueRef skip;      /* i1: the leader, already run before the loop; or NULL */
+    LLVMValueRef next_slot;  /* this work-item's slot naming the next region */
+    LLVMValueRef leader;     /* what __kiln_group_leader() answers in this clone */
+    LLVMValueRef skip;       /* i1: the leader, already run before the loop; or NULL */
+    LLVMValueRef *snap_vals; /* r->snaps' values when the region began */
     bool dynamic;
 };
 
@@ -1267,6 +1292,9 @@ static enum kiln_cc_status clone_region(struct regions *r, unsigned reg,
         if (!map_put(&map, r->slots[s], slot_ptr[s]) ||
             !map_put(&derived, slot_ptr[s], (void *)(uintptr_t)(s + 1)))
             goto out;
+    for (size_t s = 0; s < r->num_snaps; s++)
+        if (!map_put(&map, r->snaps[s], r->snap_copy[s]))
+            goto out;
     for (size_t i = 0; i < r->num_blocks; i++) {
         if (!in_region[i])
             continue;
@@ -1275,6 +1303,8 @@ static enum kiln_cc_status clone_region(struct regions *r, unsigned reg,
             goto out;
     }
     LLVMPositionBuilderAtEnd(bld, loop->body);
+    for (size_t s = 0; s < r->num_snaps; s++)
+        LLVMBuildStore(bld, loop->snap_vals[s], r->snap_copy[s]);
     LLVMBasicBlockRef start = map_get(&map, r->blocks[r->region_start[reg]]);
     if (loop->skip)
         LLVMBuildCondBr(bld, loop->skip, loop->latch, start);
@@ -1398,15 +1428,22 @@ static enum kiln_cc_status rebuild(struct regions *r, struct kiln_cc_kernel *inf
     LLVMValueRef *bases = calloc(r->num_slots + 1, sizeof(*bases));
     LLVMValueRef *slot_ptr = calloc(r->num_slots + 1, sizeof(*slot_ptr));
     unsigned *exit_to = calloc(nr, sizeof(*exit_to));
+    LLVMValueRef *snap_vals = calloc((size_t)nr * r->num_snaps + 1, sizeof(*snap_vals));
     LLVMBuilderRef bld = LLVMCreateBuilderInContext(ctx);
     enum kiln_cc_status status = KILN_CC_OUT_OF_MEMORY;
 
-    if (!loops || !in_region || !bases || !slot_ptr || !exit_to)
+    r->snap_copy = calloc(r->num_snaps + 1, sizeof(*r->snap_copy));
+    if (!loops || !in_region || !bases || !slot_ptr || !exit_to || !snap_vals || !r->snap_copy)
         goto out;
     LLVMValueRef wctx = LLVMGetParam(r->w, 1);
 
-    /* The prologue, once per group: sizes, scratch bases. */
+    /* The prologue, once per group: sizes, scratch bases, the snapshots' stand-ins. */
     LLVMInstructionEraseFromParent(LLVMGetBasicBlockTerminator(r->entry));
+    LLVMPositionBuilderAtEnd(bld, r->entry);
+    for (size_t s = 0; s < r->num_snaps; s++) {
+        r->snap_copy[s] = LLVMBuildAlloca(bld, LLVMGetAllocatedType(r->snaps[s]), "");
+        LLVMSetAlignment(r->snap_copy[s], LLVMGetAlignment(r->snaps[s]));
+    }
     LLVMPositionBuilderAtEnd(bld, r->entry);
     LLVMValueRef size[3];
     for (int d = 0; d < 3; d++)
@@ -1511,6 +1548,19 @@ static enum kiln_cc_status rebuild(struct regions *r, struct kiln_cc_kernel *inf
                                 LLVMMetadataAsValue(ctx, kiln_cc_parallel_loop_id(ctx, r->group)));
         }
         LLVMBasicBlockRef entry = lp->pre;
+        if (r->num_snaps) {
+            /* The snapshots' values as the region begins, before any work-item's turn. */
+            entry = LLVMInsertBasicBlockInContext(ctx, lp->pre, "snapshot");
+            LLVMPositionBuilderAtEnd(bld, entry);
+            lp->snap_vals = snap_vals + (size_t)g * r->num_snaps;
+            for (size_t s = 0; s < r->num_snaps; s++) {
+                LLVMValueRef v =
+                    LLVMBuildLoad2(bld, LLVMGetAllocatedType(r->snaps[s]), r->snaps[s], "");
+                LLVMSetAlignment(v, LLVMGetAlignment(r->snaps[s]));
+                lp->snap_vals[s] = v;
+            }
+        }
+        LLVMBasicBlockRef first = lp->pre; /* where the snapshot block goes on */
         if (leader_first) {
             /*
              * The leader's turn, straight-line, before the loop, which skips it: the loop's
@@ -1530,11 +1580,25 @@ static enum kiln_cc_status rebuild(struct regions *r, struct kiln_cc_kernel *inf
             status = clone_region(r, g, in_region, &lead, bases);
             if (status != KILN_CC_OK)
                 goto out;
-            entry = lead.body;
+            first = lead.body;
+        }
+        if (r->num_snaps) {
+            LLVMPositionBuilderAtEnd(bld, entry);
+            LLVMBuildBr(bld, first);
+        } else {
+            entry = first;
         }
         status = clone_region(r, g, in_region, lp, slot_ptr);
         if (status != KILN_CC_OK)
             goto out;
+        /* Every work-item ends the region with the same values: write them back. */
+        LLVMPositionBuilderAtEnd(bld, after);
+        for (size_t s = 0; s < r->num_snaps; s++) {
+            LLVMTypeRef t = LLVMGetAllocatedType(r->snaps[s]);
+            LLVMValueRef v = LLVMBuildLoad2(bld, t, r->snap_copy[s], "");
+            LLVMSetAlignment(v, LLVMGetAlignment(r->snaps[s]));
+            LLVMSetAlignment(LLVMBuildStore(bld, v, r->snaps[s]), LLVMGetAlignment(r->snaps[s]));
+        }
         status = KILN_CC_OUT_OF_MEMORY;
         loops[g].pre = entry;
         /* region.end's branch is added below, once every region's entry exists. */
@@ -1608,6 +1672,7 @@ out:
     free(bases);
     free(slot_ptr);
     free(exit_to);
+    free(snap_vals);
     return status;
 }
 
@@ -1628,6 +1693,152 @@ static enum kiln_cc_status transform(struct kiln_cc_build *b, unsigned k, LLVMMe
         status = rebuild(&r, &b->prog->kernels[k]);
     regions_free(&r);
     return status;
+}
+
+/*
+ * Recomputing work-item ids. A value computed from the local ids, ctx fields, the
+ * arguments and the prologue alone (get_local_id, get_global_id, an index built from
+ * them) is as cheap to compute again as to keep: kept across a barrier it would take a
+ * slot per work-item, a store in one region and a load in the next. So, before reg2mem,
+ * each use of such a value in another block gets its own copy of the computation, and
+ * the value no longer crosses a barrier. Copies within one region are merged again by O3.
+ */
+
+/* At most this many instructions copied per use. */
+#define REMAT_BUDGET 24
+
+struct remat {
+    LLVMValueRef w, hook_lid, hook_ctx;
+    LLVMBasicBlockRef entry;
+};
+
+/* The object under a chain of address arithmetic and casts. */
+static LLVMValueRef pointer_base(LLVMValueRef p)
+{
+    for (unsigned i = 0; i < 16; i++) {
+        if (LLVMIsAGetElementPtrInst(p) || LLVMIsABitCastInst(p) || LLVMIsAAddrSpaceCastInst(p) ||
+            (LLVMIsAConstantExpr(p) && LLVMGetNumOperands(p) > 0 &&
+             (LLVMGetConstOpcode(p) == LLVMGetElementPtr ||
+              LLVMGetConstOpcode(p) == LLVMAddrSpaceCast)))
+            p = LLVMGetOperand(p, 0);
+        else
+            break;
+    }
+    return p;
+}
+
+/*
+ * Whether `v` can be computed again anywhere: constants, parameters and prologue values
+ * are leaves; __kiln_local_id(constant), __kiln_ctx(), loads of ctx fields or of the
+ * argument array, and plain operations on such values are copied (*budget of them).
+ */
+static bool recomputable(const struct remat *m, LLVMValueRef v, unsigned *budget)
+{
+    if (!LLVMIsAInstruction(v))
+        return LLVMIsAConstant(v) || LLVMIsAArgument(v);
+    if (LLVMGetInstructionParent(v) == m->entry)
+        return true;
+    if (*budget == 0)
+        return false;
+    --*budget;
+    LLVMValueRef f = called_function(v);
+    if (f)
+        return (f == m->hook_lid && LLVMIsAConstantInt(LLVMGetOperand(v, 0))) || f == m->hook_ctx;
+    if (LLVMIsALoadInst(v)) {
+        if (LLVMGetVolatile(v) || LLVMGetOrdering(v) != LLVMAtomicOrderingNotAtomic)
+            return false;
+        LLVMValueRef base = pointer_base(LLVMGetOperand(v, 0));
+        bool ctx_or_args = base == LLVMGetParam(m->w, 0) || base == LLVMGetParam(m->w, 1) ||
+                           (called_function(base) && called_function(base) == m->hook_ctx);
+        return ctx_or_args && recomputable(m, LLVMGetOperand(v, 0), budget);
+    }
+    if (!kiln_cc_plain_opcode(LLVMGetInstructionOpcode(v)) || LLVMIsAPHINode(v))
+        return false;
+    int n = LLVMGetNumOperands(v);
+    for (int i = 0; i < n; i++)
+        if (!recomputable(m, LLVMGetOperand(v, (unsigned)i), budget))
+            return false;
+    return true;
+}
+
+/* A copy of the computation of `v` before `at`; leaves are used as they are. */
+static LLVMValueRef recompute(const struct remat *m, LLVMBuilderRef bld, LLVMValueRef v)
+{
+    if (!LLVMIsAInstruction(v) || LLVMGetInstructionParent(v) == m->entry)
+        return v;
+    LLVMValueRef c = LLVMInstructionClone(v);
+    int n = LLVMGetNumOperands(c);
+    for (int i = 0; i < n; i++) {
+        LLVMValueRef op = LLVMGetOperand(c, (unsigned)i);
+        if (op && !LLVMIsAFunction(op) && !LLVMValueIsBasicBlock(op))
+            LLVMSetOperand(c, (unsigned)i, recompute(m, bld, op));
+    }
+    LLVMInsertIntoBuilder(bld, c);
+    return c;
+}
+
+/* Whether a barrier call lies between `def` and `user`, two instructions of one block. */
+static bool barrier_between(LLVMValueRef def, LLVMValueRef user)
+{
+    for (LLVMValueRef in = LLVMGetNextInstruction(def); in && in != user;
+         in = LLVMGetNextInstruction(in))
+        if (is_barrier_call(in))
+            return true;
+    return false;
+}
+
+static void rematerialize_ids(struct kiln_cc_build *b, LLVMValueRef w)
+{
+    struct remat m = {
+        .w = w,
+        .hook_lid = LLVMGetNamedFunction(b->mod, KILN_CC_HOOK_LOCAL_ID),
+        .hook_ctx = LLVMGetNamedFunction(b->mod, KILN_CC_HOOK_CTX),
+        .entry = LLVMGetEntryBasicBlock(w),
+    };
+    LLVMBuilderRef bld = LLVMCreateBuilderInContext(b->ctx);
+    for (LLVMBasicBlockRef bb = LLVMGetNextBasicBlock(m.entry); bb;
+         bb = LLVMGetNextBasicBlock(bb)) {
+        for (LLVMValueRef in = LLVMGetFirstInstruction(bb); in; in = LLVMGetNextInstruction(in)) {
+            unsigned budget = REMAT_BUDGET;
+            if (LLVMGetTypeKind(LLVMTypeOf(in)) == LLVMVoidTypeKind ||
+                !recomputable(&m, in, &budget))
+                continue;
+            LLVMUseRef u = LLVMGetFirstUse(in);
+            while (u) {
+                LLVMUseRef next = LLVMGetNextUse(u);
+                LLVMValueRef user = LLVMGetUser(u);
+                LLVMBasicBlockRef at = NULL;
+                if (LLVMIsAPHINode(user)) {
+                    for (unsigned i = 0; i < LLVMCountIncoming(user); i++)
+                        if (LLVMGetIncomingValue(user, i) == in &&
+                            LLVMGetIncomingBlock(user, i) != bb)
+                            at = LLVMGetIncomingBlock(user, i);
+                    if (at)
+                        LLVMPositionBuilderBefore(bld, LLVMGetBasicBlockTerminator(at));
+                } else if (LLVMIsAInstruction(user) &&
+                           (LLVMGetInstructionParent(user) != bb || barrier_between(in, user))) {
+                    at = LLVMGetInstructionParent(user);
+                    LLVMPositionBuilderBefore(bld, user);
+                }
+                if (at) {
+                    LLVMValueRef copy = recompute(&m, bld, in);
+                    if (LLVMIsAPHINode(user)) {
+                        for (unsigned i = 0; i < LLVMCountIncoming(user); i++)
+                            if (LLVMGetIncomingValue(user, i) == in &&
+                                LLVMGetIncomingBlock(user, i) == at)
+                                LLVMSetOperand(user, i, copy);
+                    } else {
+                        int n = LLVMGetNumOperands(user);
+                        for (int i = 0; i < n; i++)
+                            if (LLVMGetOperand(user, (unsigned)i) == in)
+                                LLVMSetOperand(user, (unsigned)i, copy);
+                    }
+                }
+                u = next;
+            }
+        }
+    }
+    LLVMDisposeBuilder(bld);
 }
 
 /* Runs `passes` on the flat wrappers only: the others are optnone meanwhile. */
@@ -1668,10 +1879,13 @@ enum kiln_cc_status kiln_cc_regions_build(struct kiln_cc_build *b, const bool *f
      * Clang's locals are allocas until promoted: promote first, so that only
      * values really crossing a block boundary come back as allocas.
      */
-    enum kiln_cc_status status = run_on_flat(b, flat, "function(sroa<preserve-cfg>)");
+    enum kiln_cc_status status =
+        run_on_flat(b, flat, "function(sroa<preserve-cfg>,sccp,instsimplify)");
     for (unsigned k = 0; k < b->prog->num_kernels && status == KILN_CC_OK; k++)
-        if (flat[k])
+        if (flat[k]) {
             kiln_cc_named_spaces(b->ctx, b->wrappers[k]);
+            rematerialize_ids(b, b->wrappers[k]);
+        }
     if (status == KILN_CC_OK)
         status = run_on_flat(b, flat, "function(reg2mem)");
     for (unsigned k = 0; k < b->prog->num_kernels && status == KILN_CC_OK; k++)
