@@ -243,6 +243,18 @@ enum kiln_cc_status kiln_cc_fibers_finish(struct kiln_cc_build *b, unsigned k, L
 /* The source-level name of a possibly Itanium-mangled function name (check_support.c). */
 void kiln_cc_base_name(const char *name, char *buf, size_t size);
 
+/*
+ * wg_wrapper.c: the local size in dimension d when it is known at compile time, else 0. It
+ * is when the program makes every work-group full (-cl-uniform-work-group-size, OpenCL C
+ * 1.x) and the kernel has reqd_work_group_size: the runtime launches it with that size
+ * only. Then the work-item loops get constant trip counts.
+ */
+size_t kiln_cc_fixed_local_size(const struct kiln_cc_build *b, const struct kiln_cc_kernel *k,
+                                int d);
+/* ctx->local_size[d] loaded at the builder, or the constant kiln_cc_fixed_local_size gives. */
+LLVMValueRef kiln_cc_local_size(const struct kiln_cc_build *b, const struct kiln_cc_kernel *k,
+                                LLVMBuilderRef bld, LLVMValueRef wg_ctx, int d);
+
 /* !{self, !{"llvm.loop.parallel_accesses", group}}, a new distinct loop id (wg_wrapper.c). */
 LLVMMetadataRef kiln_cc_parallel_loop_id(LLVMContextRef ctx, LLVMMetadataRef group);
 

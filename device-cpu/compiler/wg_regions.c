@@ -1447,8 +1447,7 @@ static enum kiln_cc_status rebuild(struct regions *r, struct kiln_cc_kernel *inf
     LLVMPositionBuilderAtEnd(bld, r->entry);
     LLVMValueRef size[3];
     for (int d = 0; d < 3; d++)
-        size[d] =
-            ctx_load(bld, ctx, wctx, offsetof(struct kiln_wg_ctx, local_size) + 8 * (size_t)d, i64);
+        size[d] = kiln_cc_local_size(r->b, info, bld, wctx, d);
     LLVMValueRef items = LLVMBuildMul(bld, LLVMBuildMul(bld, size[0], size[1], ""), size[2], "");
     LLVMValueRef scratch = ctx_load(bld, ctx, wctx, offsetof(struct kiln_wg_ctx, scratch), ptr);
     for (size_t s = 0; s < r->num_slots; s++) {

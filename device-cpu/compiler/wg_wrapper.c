@@ -242,6 +242,28 @@ out_free:
     return status;
 }
 
+size_t kiln_cc_fixed_local_size(const struct kiln_cc_build *b, const struct kiln_cc_kernel *k,
+                                int d)
+{
+    return b->opts->uniform_wg ? k->reqd_work_group_size[d] : 0;
+}
+
+/* ctx->local_size[d], or the constant it always is (kiln_cc_fixed_local_size). */
+LLVMValueRef kiln_cc_local_size(const struct kiln_cc_build *b, const struct kiln_cc_kernel *k,
+                                LLVMBuilderRef bld, LLVMValueRef wg_ctx, int d)
+{
+    LLVMTypeRef i64 = LLVMInt64TypeInContext(b->ctx);
+    size_t fixed = kiln_cc_fixed_local_size(b, k, d);
+    if (fixed)
+        return LLVMConstInt(i64, fixed, 0);
+    LLVMValueRef off =
+        LLVMConstInt(i64, offsetof(struct kiln_wg_ctx, local_size) + (size_t)d * 8, 0);
+    LLVMValueRef p = LLVMBuildInBoundsGEP2(bld, LLVMInt8TypeInContext(b->ctx), wg_ctx, &off, 1, "");
+    LLVMValueRef v = LLVMBuildLoad2(bld, i64, p, "");
+    LLVMSetAlignment(v, 8);
+    return v;
+}
+
 /*
  * With `flat` (kernels with barriers) the wrapper only unpacks the arguments,
  * calls the kernel once and returns; wg_regions.c builds its loops later.
@@ -331,8 +353,7 @@ static enum kiln_cc_status build_wrapper(struct kiln_cc_build *b, unsigned k,
     }
     LLVMValueRef size[3], empty = NULL;
     for (int d = 0; d < 3; d++) {
-        size[d] = ctx_field(bld, ctx, wg_ctx,
-                            offsetof(struct kiln_wg_ctx, local_size) + (size_t)d * 8, i64, "");
+        size[d] = kiln_cc_local_size(b, info, bld, wg_ctx, d);
         LLVMValueRef z = LLVMBuildICmp(bld, LLVMIntEQ, size[d], LLVMConstInt(i64, 0, 0), "");
         empty = empty ? LLVMBuildOr(bld, empty, z, "") : z;
     }
@@ -609,6 +630,122 @@ static void mark_constant_loads(struct kiln_cc_build *b, LLVMValueRef fn)
                 LLVMSetMetadata(in, kind, empty);
 }
 
+/* A constant integer, maybe behind integer casts the inliner left unfolded, in *v. */
+static bool const_index(LLVMValueRef idx, long long *v)
+{
+    while (LLVMIsAZExtInst(idx) || LLVMIsASExtInst(idx) || LLVMIsATruncInst(idx))
+        idx = LLVMGetOperand(idx, 0);
+    if (!LLVMIsAConstantInt(idx))
+        return false;
+    *v = LLVMConstIntGetSExtValue(idx);
+    return true;
+}
+
+/* The byte offset `p` is at from `base` through constant getelementptrs and casts, or -1. */
+static long long offset_from(LLVMTargetDataRef td, LLVMValueRef p, LLVMValueRef base)
+{
+    long long off = 0;
+    for (unsigned depth = 0; depth < 8; depth++) {
+        if (p == base)
+            return off;
+        if (LLVMIsAAddrSpaceCastInst(p) || LLVMIsABitCastInst(p)) {
+            p = LLVMGetOperand(p, 0);
+            continue;
+        }
+        if (!LLVMIsAGetElementPtrInst(p))
+            return -1;
+        LLVMTypeRef t = LLVMGetGEPSourceElementType(p);
+        unsigned n = (unsigned)LLVMGetNumOperands(p);
+        for (unsigned i = 1; i < n; i++) {
+            long long v;
+            if (!const_index(LLVMGetOperand(p, i), &v) || v < 0)
+                return -1;
+            if (i == 1) {
+                off += v * (long long)LLVMABISizeOfType(td, t);
+            } else if (LLVMGetTypeKind(t) == LLVMStructTypeKind) {
+                off += (long long)LLVMOffsetOfElement(td, t, (unsigned)v);
+                t = LLVMStructGetTypeAtIndex(t, (unsigned)v);
+            } else if (LLVMGetTypeKind(t) == LLVMArrayTypeKind) {
+                t = LLVMGetElementType(t);
+                off += v * (long long)LLVMABISizeOfType(td, t);
+            } else {
+                return -1;
+            }
+        }
+        p = LLVMGetOperand(p, 0);
+    }
+    return -1;
+}
+
+/*
+ * Promotes the inlined builtins' locals and folds their constant tests in `w` alone (the
+ * other functions are optnone meanwhile), so fold_fixed_local_size sees constant ctx
+ * offsets; the region transform does the same to its kernels.
+ */
+static enum kiln_cc_status simplify_wrapper(struct kiln_cc_build *b, LLVMValueRef w)
+{
+    unsigned optnone = LLVMGetEnumAttributeKindForName("optnone", 7);
+    unsigned noinline = LLVMGetEnumAttributeKindForName("noinline", 8);
+    for (LLVMValueRef fn = LLVMGetFirstFunction(b->mod); fn; fn = LLVMGetNextFunction(fn))
+        if (fn != w && !LLVMIsDeclaration(fn)) {
+            LLVMAddAttributeAtIndex(fn, LLVMAttributeFunctionIndex,
+                                    LLVMCreateEnumAttribute(b->ctx, optnone, 0));
+            LLVMAddAttributeAtIndex(fn, LLVMAttributeFunctionIndex,
+                                    LLVMCreateEnumAttribute(b->ctx, noinline, 0));
+        }
+    LLVMPassBuilderOptionsRef opts = LLVMCreatePassBuilderOptions();
+    LLVMErrorRef err =
+        LLVMRunPasses(b->mod, "function(sroa<preserve-cfg>,sccp,instsimplify)", NULL, opts);
+    LLVMDisposePassBuilderOptions(opts);
+    for (LLVMValueRef fn = LLVMGetFirstFunction(b->mod); fn; fn = LLVMGetNextFunction(fn))
+        if (fn != w && !LLVMIsDeclaration(fn)) {
+            LLVMRemoveEnumAttributeAtIndex(fn, LLVMAttributeFunctionIndex, optnone);
+            LLVMRemoveEnumAttributeAtIndex(fn, LLVMAttributeFunctionIndex, noinline);
+        }
+    if (err) {
+        char *msg = LLVMGetErrorMessage(err);
+        kiln_cc_log_printf(b->log, "error: simplifying a work-group function failed: %s\n", msg);
+        LLVMDisposeErrorMessage(msg);
+        return KILN_CC_INTERNAL;
+    }
+    return KILN_CC_OK;
+}
+
+/*
+ * With a local size known at compile time (kiln_cc_fixed_local_size), the kernel's own
+ * reads of it (get_local_size, get_enqueued_local_size: ctx->local_size and
+ * ctx->enqueued_local_size, equal when every group is full) become that constant too.
+ */
+static void fold_fixed_local_size(struct kiln_cc_build *b, unsigned k, LLVMValueRef fn,
+                                  LLVMValueRef wg_ctx)
+{
+    const struct kiln_cc_kernel *info = &b->prog->kernels[k];
+    if (!kiln_cc_fixed_local_size(b, info, 0))
+        return;
+    LLVMTargetDataRef td = LLVMGetModuleDataLayout(b->mod);
+    const long long fields[2] = {offsetof(struct kiln_wg_ctx, local_size),
+                                 offsetof(struct kiln_wg_ctx, enqueued_local_size)};
+    for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(fn); bb; bb = LLVMGetNextBasicBlock(bb)) {
+        LLVMValueRef in = LLVMGetFirstInstruction(bb);
+        while (in) {
+            LLVMValueRef next = LLVMGetNextInstruction(in);
+            if (LLVMIsALoadInst(in) && !LLVMGetVolatile(in) &&
+                LLVMGetTypeKind(LLVMTypeOf(in)) == LLVMIntegerTypeKind &&
+                LLVMGetIntTypeWidth(LLVMTypeOf(in)) == 64) {
+                long long off = offset_from(td, LLVMGetOperand(in, 0), wg_ctx);
+                for (int f = 0; f < 2 && off >= 0; f++)
+                    if (off >= fields[f] && off < fields[f] + 24 && (off - fields[f]) % 8 == 0) {
+                        size_t v = kiln_cc_fixed_local_size(b, info, (int)((off - fields[f]) / 8));
+                        LLVMReplaceAllUsesWith(in, LLVMConstInt(LLVMTypeOf(in), v, 0));
+                        LLVMInstructionEraseFromParent(in);
+                        break;
+                    }
+            }
+            in = next;
+        }
+    }
+}
+
 enum kiln_cc_status kiln_cc_wrappers_build(struct kiln_cc_build *b)
 {
     unsigned n = b->prog->num_kernels;
@@ -653,6 +790,10 @@ enum kiln_cc_status kiln_cc_wrappers_build(struct kiln_cc_build *b)
         status = replace_hook(b, KILN_CC_HOOK_LEADER, loops);
     for (unsigned k = 0; k < n && status == KILN_CC_OK; k++) {
         mark_constant_loads(b, loops[k].fibers ? loops[k].body : b->wrappers[k]);
+        if (!loops[k].fibers && !flat[k] && kiln_cc_fixed_local_size(b, &b->prog->kernels[k], 0))
+            status = simplify_wrapper(b, b->wrappers[k]);
+        if (!loops[k].fibers)
+            fold_fixed_local_size(b, k, b->wrappers[k], LLVMGetParam(b->wrappers[k], 1));
         if (loops[k].fibers)
             status = kiln_cc_fibers_finish(b, k, loops[k].body);
         else

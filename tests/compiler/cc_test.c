@@ -9,6 +9,7 @@
 #include "kiln_abi.h"
 #include "kiln_cc.h"
 
+#include <dirent.h>
 #include <dlfcn.h>
 #include <math.h>
 #include <pthread.h>
@@ -694,6 +695,77 @@ static int test_barrier_memory(void)
         remove(path);
     }
     remove(dir);
+    return 0;
+}
+
+/* The optimised IR of `src` built with `options` (KILN_DUMP_IR), or NULL. */
+static char *optimized_ir(const char *src, const char *options)
+{
+    char dir[] = "/tmp/kiln-cc-test-XXXXXX";
+    char path[512];
+    if (!mkdtemp(dir))
+        return NULL;
+    setenv("KILN_DUMP_IR", dir, 1);
+    struct kiln_cc_program *p = build_ok(src, options);
+    unsetenv("KILN_DUMP_IR");
+    if (p)
+        cc->destroy(p);
+    char *text = NULL;
+    DIR *d = opendir(dir);
+    for (struct dirent *e; d && (e = readdir(d));) {
+        if (e->d_name[0] == '.')
+            continue;
+        snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
+        size_t len = strlen(e->d_name);
+        if (p && !text && len > 15 && strcmp(e->d_name + len - 15, "-8-optimized.ll") == 0)
+            text = read_text(path);
+        remove(path);
+    }
+    if (d)
+        closedir(d);
+    remove(dir);
+    return text;
+}
+
+/*
+ * reqd_work_group_size in a program whose groups are all full (OpenCL C 1.x) fixes the local
+ * size: get_local_size() and get_enqueued_local_size() are the constant, in the barrier-free
+ * loop and in the region transform's; with non-uniform groups allowed (CL2.0) they are read
+ * from the group's ctx.
+ */
+static int test_fixed_local_size(void)
+{
+    static const char src[] =
+        "__attribute__((reqd_work_group_size(64, 1, 1)))\n"
+        "kernel void k(global uint *p) { p[get_global_id(0)] = get_local_size(0) + 1000; }\n"
+        "#if __OPENCL_C_VERSION__ >= 200\n"
+        "#define ENQUEUED get_enqueued_local_size\n"
+        "#else\n"
+        "#define ENQUEUED get_local_size\n"
+        "#endif\n"
+        "__attribute__((reqd_work_group_size(64, 1, 1)))\n"
+        "kernel void b(global uint *p, local uint *t)\n"
+        "{\n"
+        "    t[get_local_id(0)] = ENQUEUED(0) + 2000;\n"
+        "    barrier(CLK_LOCAL_MEM_FENCE);\n"
+        "    p[get_global_id(0)] = t[get_local_size(0) - 1 - get_local_id(0)];\n"
+        "}\n";
+    unsetenv("KILN_BARRIER_STRATEGY");
+    char *text = optimized_ir(src, NULL);
+    CHECK(text);
+    CHECK(strstr(text, "i32 1064"));
+    CHECK(strstr(text, "i32 2064"));
+    free(text);
+    text = optimized_ir(src, "-cl-std=CL2.0 -cl-uniform-work-group-size");
+    CHECK(text);
+    CHECK(strstr(text, "i32 1064"));
+    CHECK(strstr(text, "i32 2064"));
+    free(text);
+    text = optimized_ir(src, "-cl-std=CL2.0");
+    CHECK(text);
+    CHECK(!strstr(text, "i32 1064"));
+    CHECK(!strstr(text, "i32 2064"));
+    free(text);
     return 0;
 }
 
@@ -1433,6 +1505,7 @@ static const struct test tests[] = {
     {"barrier_scopes", test_barrier_scopes},
     {"barrier_fibers", test_barrier_fibers},
     {"barrier_memory", test_barrier_memory},
+    {"fixed_local_size", test_fixed_local_size},
     {"unsupported_refused", test_unsupported_refused},
     {"invalid_options", test_invalid_options},
     {"options", test_options},
