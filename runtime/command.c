@@ -276,8 +276,7 @@ static void launch(struct kiln_rt_command *cmd)
         complete(cmd, CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST);
         return;
     }
-    kiln_rt_event_advance(cmd->event, CL_SUBMITTED);
-    kiln_rt_event_advance(cmd->event, CL_RUNNING);
+    kiln_rt_event_start(cmd->event);
     struct kiln_sched *sched = NULL;
     cl_int err = kiln_rt_device_sched(cmd->queue->device, &sched);
     if (err != CL_SUCCESS) {

@@ -80,8 +80,8 @@ static void event_destroy(struct kiln_object *obj)
         kiln_rt_obj_drop(&q->obj);
     } else {
         free(e);
+        kiln_rt_obj_drop(&ctx->obj);
     }
-    kiln_rt_obj_drop(&ctx->obj);
 }
 
 cl_int kiln_rt_event_create(cl_context ctx, cl_command_queue q, cl_command_type type, cl_event *out)
@@ -93,11 +93,12 @@ cl_int kiln_rt_event_create(cl_context ctx, cl_command_queue q, cl_command_type 
     pthread_cond_init(&e->cond, NULL);
     e->callbacks_tail = &e->callbacks;
     kiln_rt_obj_init(&e->obj, KILN_TAG_EVENT, event_destroy);
+    /* A command's event holds its queue, which holds the context: one count fewer to
+     * move per command, on a line the application thread and the workers share. */
     e->context = ctx;
-    kiln_rt_obj_hold(&ctx->obj);
     e->queue = q;
-    if (q)
-        kiln_rt_obj_hold(&q->obj);
+    kiln_rt_obj_hold(q ? &q->obj : &ctx->obj);
+    atomic_init(&e->has_callbacks, false);
     e->type = type;
     atomic_init(&e->status, q ? CL_QUEUED : CL_SUBMITTED);
     /* Timestamps only where they can be asked for: reading the clock costs per command. */
@@ -107,18 +108,31 @@ cl_int kiln_rt_event_create(cl_context ctx, cl_command_queue q, cl_command_type 
     return CL_SUCCESS;
 }
 
-void kiln_rt_event_advance(cl_event e, cl_int status)
+/*
+ * Without profiling and callbacks a starting command needs no lock: it stores RUNNING
+ * and is done. The store and clSetEventCallback's store of has_callbacks are seq_cst,
+ * each followed by a seq_cst load of the other word, so at least one side sees the
+ * other: either this finds has_callbacks and takes the callbacks under the lock, or the
+ * registration finds RUNNING and calls its callback at once. Only the command's own
+ * worker starts or finishes a command's event, so nothing else moves the status meanwhile.
+ */
+void kiln_rt_event_start(cl_event e)
 {
+    if (!e->profiled) {
+        atomic_store_explicit(&e->status, CL_RUNNING, memory_order_seq_cst);
+        if (!atomic_load_explicit(&e->has_callbacks, memory_order_seq_cst))
+            return;
+    }
     cl_ulong now = e->profiled ? kiln_rt_now_ns() : 0;
     pthread_mutex_lock(&e->lock);
-    if (status == CL_SUBMITTED)
-        e->t_submit = now;
-    else if (status == CL_RUNNING)
-        e->t_start = now;
-    atomic_store_explicit(&e->status, status, memory_order_release);
-    struct kiln_rt_callback *due = take_callbacks(e, status);
+    e->t_submit = e->t_start = now;
+    atomic_store_explicit(&e->status, CL_RUNNING, memory_order_seq_cst);
+    /* SUBMITTED's callbacks first, then RUNNING's. */
+    struct kiln_rt_callback *submitted = take_callbacks(e, CL_SUBMITTED);
+    struct kiln_rt_callback *running = take_callbacks(e, CL_RUNNING);
     pthread_mutex_unlock(&e->lock);
-    call_callbacks(e, due, status);
+    call_callbacks(e, submitted, CL_SUBMITTED);
+    call_callbacks(e, running, CL_RUNNING);
 }
 
 bool kiln_rt_event_finish(cl_event e, cl_int status)
@@ -319,8 +333,9 @@ cl_int CL_API_CALL clSetEventCallback(cl_event event, cl_int type,
     cb->fn = (void (*)(void))fn;
     cb->user_data = user_data;
     cb->type = type;
+    atomic_store_explicit(&event->has_callbacks, true, memory_order_seq_cst);
     pthread_mutex_lock(&event->lock);
-    cl_int st = atomic_load_explicit(&event->status, memory_order_acquire);
+    cl_int st = atomic_load_explicit(&event->status, memory_order_seq_cst);
     if (st > type) {
         *event->callbacks_tail = cb;
         event->callbacks_tail = &cb->next;

@@ -230,7 +230,7 @@ void kiln_rt_recycle_put(struct kiln_rt_recycler *r, void *p);
 
 struct _cl_event {
     struct kiln_object obj;
-    cl_context context;     /* held */
+    cl_context context;     /* held by a user event, through the queue by a command's */
     cl_command_queue queue; /* held; NULL for user events */
     cl_command_type type;
     pthread_mutex_t lock;
@@ -238,7 +238,8 @@ struct _cl_event {
     atomic_int status;           /* written under lock; read anywhere with acquire */
     struct kiln_rt_dep *waiters; /* under lock: commands waiting on this event */
     struct kiln_rt_callback *callbacks, **callbacks_tail; /* under lock, in registration order */
-    bool profiled; /* its queue has CL_QUEUE_PROFILING_ENABLE: the t_* are read */
+    bool profiled;             /* its queue has CL_QUEUE_PROFILING_ENABLE: the t_* are read */
+    atomic_bool has_callbacks; /* set (seq_cst) before the first clSetEventCallback locks */
     cl_ulong t_queued, t_submit, t_start, t_end; /* under lock once complete */
 };
 
@@ -248,8 +249,8 @@ cl_int kiln_rt_event_create(cl_context ctx, cl_command_queue q, cl_command_type 
 /* Set a terminal (CL_COMPLETE or negative) status and release the waiters; false
  * when the event had already ended (nothing changes then). */
 bool kiln_rt_event_finish(cl_event e, cl_int status);
-/* Set CL_SUBMITTED / CL_RUNNING with its timestamp. */
-void kiln_rt_event_advance(cl_event e, cl_int status);
+/* Set CL_SUBMITTED, then CL_RUNNING, with their timestamps, as a command starts. */
+void kiln_rt_event_start(cl_event e);
 /* Block until the event is complete or failed; returns its final status. */
 cl_int kiln_rt_event_wait(cl_event e);
 

@@ -115,6 +115,7 @@ struct kiln_sched {
 
     /* Changed under lock only; read without it by spinning workers (relaxed). */
     _Alignas(KILN_SCHED_LINE) atomic_uint gen;
+    atomic_uint spinners; /* relaxed: idle workers spinning on gen (at most one spins long) */
     char pad[KILN_SCHED_LINE - sizeof(atomic_uint)];
 };
 
@@ -505,16 +506,20 @@ static struct kiln_sched_job *pick_locked(struct kiln_sched *s, const struct kil
     return NULL;
 }
 
-/* Spin until s->gen moves away from `gen` (true) or the spin budget is spent. */
-static bool spin_for_work(struct kiln_sched *s, unsigned gen)
+/* Spin until s->gen moves away from `gen` (true) or the spin budget is spent; a spin that
+ * is not `hard` yields the CPU between looks. */
+static bool spin_for_work(struct kiln_sched *s, unsigned gen, bool hard)
 {
     uint64_t start = now_ns();
 
     for (unsigned i = 1;; i++) {
         if (atomic_load_explicit(&s->gen, memory_order_relaxed) != gen)
             return true;
-        cpu_relax();
-        if ((i & 63) == 0 && now_ns() - start > KILN_SCHED_SPIN_NS)
+        if (hard)
+            cpu_relax();
+        else
+            sched_yield();
+        if ((!hard || (i & 63) == 0) && now_ns() - start > KILN_SCHED_SPIN_NS)
             return false;
     }
 }
@@ -575,7 +580,12 @@ static void *worker_main(void *arg)
             }
             unsigned gen = atomic_load_explicit(&s->gen, memory_order_relaxed);
             unlock(s);
-            bool moved = spin_for_work(s, gen);
+            /* One idle worker spins hard; the others yield their CPU between looks, so a
+             * burst of small launches, which keeps one worker busy, does not lose the
+             * enqueuing thread's time to a second spinner on its CPU. */
+            bool hard = atomic_fetch_add_explicit(&s->spinners, 1, memory_order_relaxed) == 0;
+            bool moved = spin_for_work(s, gen, hard);
+            atomic_fetch_sub_explicit(&s->spinners, 1, memory_order_relaxed);
             lock(s);
             while (!moved && !s->stop &&
                    atomic_load_explicit(&s->gen, memory_order_relaxed) == gen) {
