@@ -255,6 +255,12 @@ size_t kiln_cc_fixed_local_size(const struct kiln_cc_build *b, const struct kiln
 LLVMValueRef kiln_cc_local_size(const struct kiln_cc_build *b, const struct kiln_cc_kernel *k,
                                 LLVMBuilderRef bld, LLVMValueRef wg_ctx, int d);
 
+/*
+ * narrow_loops.c: stops each loop of `fn` whose body is guarded by `x < v` (x its
+ * induction variable from 0, v computed before it) at min(n, v); returns how many.
+ */
+unsigned kiln_cc_narrow_loops(LLVMContextRef ctx, LLVMValueRef fn);
+
 /* !{self, !{"llvm.loop.parallel_accesses", group}}, a new distinct loop id (wg_wrapper.c). */
 LLVMMetadataRef kiln_cc_parallel_loop_id(LLVMContextRef ctx, LLVMMetadataRef group);
 

@@ -30,6 +30,9 @@
  * widens into gathers of a vector induction variable) becomes one load and a
  * broadcast. Then the rest of default<O3> runs.
  *
+ * Between the halves, before the picking, loops guarded by their induction variable are
+ * narrowed (narrow_loops.c).
+ *
  * The two halves are LLVM 19's default<O3> as `opt -passes='default<O3>'
  * -print-pipeline-passes` prints it (with the C API's pipeline tuning, which includes
  * the SLP vectoriser), cut before loop-vectorize; running them one after the other is
@@ -1020,6 +1023,8 @@ enum kiln_cc_status kiln_cc_optimize_o3(struct kiln_cc_build *b)
         if (!LLVMIsDeclaration(fn) && len > plen && strncmp(name, KILN_CC_WG_PREFIX, plen) == 0)
             fns[nfns++] = fn;
     }
+    for (unsigned i = 0; status == KILN_CC_OK && i < nfns; i++)
+        kiln_cc_narrow_loops(b->ctx, fns[i]);
     if (status == KILN_CC_OK)
         status = choose(b, fns, chosen, nfns, &nchosen);
     if (status == KILN_CC_OK)

@@ -769,6 +769,77 @@ static int test_fixed_local_size(void)
     return 0;
 }
 
+/*
+ * A region only the first v work-items act in (`if (l < v)` between barriers) becomes a
+ * loop over min(local size, v) work-items without the test (narrow_loops.c), so the
+ * vectoriser needs no masked stores: right for v of 0, inside and beyond the group.
+ */
+static int test_narrow_loops(void)
+{
+    static const char src[] = "__attribute__((reqd_work_group_size(64, 1, 1)))\n"
+                              "kernel void tree(global int *out, local int *t, uint v)\n"
+                              "{\n"
+                              "    size_t l = get_local_id(0);\n"
+                              "    t[l] = (int)l * 3;\n"
+                              "    barrier(CLK_LOCAL_MEM_FENCE);\n"
+                              "    if (l < v)\n"
+                              "        t[l] += (int)(63 - l) * 7 + 1000;\n"
+                              "    barrier(CLK_LOCAL_MEM_FENCE);\n"
+                              "    out[get_global_id(0)] = t[l];\n"
+                              "}\n";
+    unsetenv("KILN_BARRIER_STRATEGY");
+    char *text = optimized_ir(src, NULL);
+    CHECK(text);
+    CHECK(strstr(text, "llvm.masked.store") == NULL);
+    free(text);
+
+    struct kiln_cc_program *p = build_ok(src, NULL);
+    CHECK(p);
+    const struct kiln_cc_kernel *k = find_kernel(p, "tree");
+    CHECK(k);
+    enum { LS = 64, GROUPS = 3, N = LS * GROUPS };
+    size_t bytes = k->scratch_fixed + k->scratch_per_item * LS + KILN_SCRATCH_ALIGN;
+    unsigned char *scratch =
+        aligned_alloc(KILN_SCRATCH_ALIGN,
+                      (bytes + KILN_SCRATCH_ALIGN - 1) / KILN_SCRATCH_ALIGN * KILN_SCRATCH_ALIGN);
+    CHECK(scratch);
+    static _Alignas(KILN_LOCAL_ALIGN) int arena[LS];
+    static const unsigned vs[] = {0, 1, 17, 63, 64, 100, 0xffffffffu};
+    for (size_t i = 0; i < sizeof(vs) / sizeof(vs[0]); i++) {
+        int out[N];
+        memset(out, 0xff, sizeof(out));
+        int *po = out;
+        size_t local_offset = 0;
+        unsigned v = vs[i];
+        void *args[] = {&po, &local_offset, &v};
+        struct kiln_wg_ctx c;
+        memset(&c, 0, sizeof(c));
+        c.work_dim = 1;
+        c.local_mem = arena;
+        c.scratch = scratch;
+        c.scratch_size = bytes;
+        c.global_size[0] = N;
+        c.enqueued_local_size[0] = c.local_size[0] = LS;
+        c.num_groups[0] = GROUPS;
+        for (int d = 1; d < 3; d++)
+            c.global_size[d] = c.enqueued_local_size[d] = c.local_size[d] = c.num_groups[d] = 1;
+        for (size_t g = 0; g < GROUPS; g++) {
+            c.group_id[0] = g;
+            k->wg(args, &c);
+        }
+        for (int j = 0; j < N; j++) {
+            int l = j % LS, want = 3 * l + ((unsigned)l < v ? 7 * (63 - l) + 1000 : 0);
+            if (out[j] != want) {
+                fprintf(stderr, "v %u: out[%d] is %d, expected %d\n", v, j, out[j], want);
+                return 1;
+            }
+        }
+    }
+    free(scratch);
+    cc->destroy(p);
+    return 0;
+}
+
 /* With KILN_BARRIER_STRATEGY=fibers a barrier kernel runs on fibers; its __local variables
  * are laid out. */
 static int test_barrier_fibers(void)
@@ -1506,6 +1577,7 @@ static const struct test tests[] = {
     {"barrier_fibers", test_barrier_fibers},
     {"barrier_memory", test_barrier_memory},
     {"fixed_local_size", test_fixed_local_size},
+    {"narrow_loops", test_narrow_loops},
     {"unsupported_refused", test_unsupported_refused},
     {"invalid_options", test_invalid_options},
     {"options", test_options},
