@@ -62,6 +62,7 @@ extern const struct bench_case bench_case_nbody;
 extern const struct bench_case bench_case_pipe4;
 extern const struct bench_case bench_case_pipe64;
 extern const struct bench_case bench_case_pipe4_item;
+extern const struct bench_case bench_case_barrier_loop;
 
 /* bench_pool.c: a fixed set of named worker threads that run one function at a time. */
 
