@@ -63,6 +63,7 @@ extern const struct bench_case bench_case_pipe4;
 extern const struct bench_case bench_case_pipe64;
 extern const struct bench_case bench_case_pipe4_item;
 extern const struct bench_case bench_case_barrier_loop;
+extern const struct bench_case bench_case_async_copy;
 
 /* bench_pool.c: a fixed set of named worker threads that run one function at a time. */
 
