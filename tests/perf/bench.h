@@ -16,6 +16,8 @@ struct bench_pool;
 /* What a case's callbacks are given. Owned by the harness; valid from setup to teardown. */
 struct bench_env {
     const char *target;      /* row label: "Kiln", "PoCL" or "C" */
+    const char *platform;    /* OpenCL targets only: the substring of the platform's name the
+                              * harness found it by (bench_cl_find_platform), else NULL */
     cl_context ctx;          /* OpenCL targets only, else NULL */
     cl_device_id device;     /* OpenCL targets only */
     cl_command_queue queue;  /* OpenCL targets only; in-order */
@@ -62,6 +64,15 @@ extern const struct bench_case bench_case_nbody;
 extern const struct bench_case bench_case_pipe4;
 extern const struct bench_case bench_case_pipe64;
 extern const struct bench_case bench_case_pipe4_item;
+extern const struct bench_case bench_case_barrier_loop;
+extern const struct bench_case bench_case_async_copy;
+extern const struct bench_case bench_case_build_cold;
+extern const struct bench_case bench_case_build_warm;
+
+/* case_build.c: the child process of build-cold and build-warm, which kiln-bench runs as
+ * `kiln-bench --build-child PLATFORM_SUBSTRING build|verify` (not shown by --help). Returns the
+ * process's exit status. */
+int bench_build_child(const char *platform_substring, const char *mode);
 
 /* bench_pool.c: a fixed set of named worker threads that run one function at a time. */
 
@@ -75,7 +86,12 @@ unsigned bench_pool_size(const struct bench_pool *pool);
 /* Stops and joins every worker; aborts if a join fails. */
 void bench_pool_destroy(struct bench_pool *pool);
 
-/* bench_cl.c: OpenCL helpers shared by the cases. */
+/* bench_cl.c: OpenCL helpers shared by the harness and the cases. */
+
+/* The first platform whose name contains substring, or NULL. */
+cl_platform_id bench_cl_find_platform(const char *substring);
+/* A platform's info string, malloc'ed (the caller frees it), or NULL. */
+char *bench_cl_platform_string(cl_platform_id p, cl_platform_info what);
 
 /* Builds `source` for env->device and creates the kernel `name`. On failure prints the call,
  * the code and the build log, and returns -1 with nothing to release. */

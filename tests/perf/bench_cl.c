@@ -1,10 +1,12 @@
-/* OpenCL helpers for kiln-bench's cases: building a kernel with its log printed on failure, and
- * reporting a failed call by the name of its error code. */
+/* OpenCL helpers for kiln-bench's harness and cases: finding a platform by name, building a
+ * kernel with its log printed on failure, and reporting a failed call by the name of its error
+ * code. */
 #include "bench.h"
 
 #include <CL/cl_ext.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 static const char *error_name(cl_int err)
 {
@@ -56,6 +58,35 @@ int bench_cl_fail(const char *target, const char *what, cl_int err)
 {
     fprintf(stderr, "%s: %s failed: %s (%d)\n", target, what, error_name(err), err);
     return -1;
+}
+
+char *bench_cl_platform_string(cl_platform_id p, cl_platform_info what)
+{
+    size_t size = 0;
+    if (clGetPlatformInfo(p, what, 0, NULL, &size) != CL_SUCCESS || size == 0)
+        return NULL;
+    char *s = malloc(size);
+    if (s != NULL && clGetPlatformInfo(p, what, size, s, NULL) != CL_SUCCESS) {
+        free(s);
+        s = NULL;
+    }
+    return s;
+}
+
+cl_platform_id bench_cl_find_platform(const char *substring)
+{
+    cl_platform_id ids[16];
+    cl_uint count = 0;
+    if (clGetPlatformIDs(16, ids, &count) != CL_SUCCESS)
+        return NULL;
+    for (cl_uint i = 0; i < count && i < 16; i++) {
+        char *name = bench_cl_platform_string(ids[i], CL_PLATFORM_NAME);
+        int match = name != NULL && strstr(name, substring) != NULL;
+        free(name);
+        if (match)
+            return ids[i];
+    }
+    return NULL;
 }
 
 static void print_build_log(const struct bench_env *env, cl_program program)

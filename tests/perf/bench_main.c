@@ -16,10 +16,12 @@
 
 /* Every case the harness knows; --case picks one by name. */
 static const struct bench_case *const cases[] = {
-    &bench_case_copy,      &bench_case_triad,          &bench_case_reduce,  &bench_case_sgemm,
-    &bench_case_launch,    &bench_case_burst,          &bench_case_copybuf, &bench_case_fillbuf,
-    &bench_case_histogram, &bench_case_transcendental, &bench_case_nbody,   &bench_case_pipe4,
-    &bench_case_pipe64,    &bench_case_pipe4_item,
+    &bench_case_copy,           &bench_case_triad,      &bench_case_reduce,
+    &bench_case_sgemm,          &bench_case_launch,     &bench_case_burst,
+    &bench_case_copybuf,        &bench_case_fillbuf,    &bench_case_histogram,
+    &bench_case_transcendental, &bench_case_nbody,      &bench_case_pipe4,
+    &bench_case_pipe64,         &bench_case_pipe4_item, &bench_case_barrier_loop,
+    &bench_case_async_copy,     &bench_case_build_cold, &bench_case_build_warm,
 };
 enum { NCASES = sizeof(cases) / sizeof(cases[0]) };
 
@@ -183,43 +185,13 @@ out:
     return;
 }
 
-static char *platform_string(cl_platform_id p, cl_platform_info what)
-{
-    size_t size = 0;
-    if (clGetPlatformInfo(p, what, 0, NULL, &size) != CL_SUCCESS || size == 0)
-        return NULL;
-    char *s = malloc(size);
-    if (s != NULL && clGetPlatformInfo(p, what, size, s, NULL) != CL_SUCCESS) {
-        free(s);
-        s = NULL;
-    }
-    return s;
-}
-
-/* The first platform whose name contains substring, or NULL. */
-static cl_platform_id find_platform(const char *substring)
-{
-    cl_platform_id ids[16];
-    cl_uint count = 0;
-    if (clGetPlatformIDs(16, ids, &count) != CL_SUCCESS)
-        return NULL;
-    for (cl_uint i = 0; i < count && i < 16; i++) {
-        char *name = platform_string(ids[i], CL_PLATFORM_NAME);
-        int match = name != NULL && strstr(name, substring) != NULL;
-        free(name);
-        if (match)
-            return ids[i];
-    }
-    return NULL;
-}
-
 /* Runs every selected case on the OpenCL platform of target t, filling rows[case]. A platform
  * that is absent leaves the rows ROW_ABSENT; one that cannot give a context and a queue marks
  * them ROW_FAILED. */
 static void run_platform(int t, const struct options *o, struct row rows[NCASES])
 {
     const char *label = targets[t].label;
-    cl_platform_id platform = find_platform(targets[t].platform_substring);
+    cl_platform_id platform = bench_cl_find_platform(targets[t].platform_substring);
     if (platform == NULL) {
         printf("%s: not found\n", label);
         return;
@@ -228,9 +200,11 @@ static void run_platform(int t, const struct options *o, struct row rows[NCASES]
         if (selected(o, cases[c]))
             rows[c].status = ROW_FAILED;
 
-    struct bench_env env = {.target = label, .size_bytes = (size_t)o->size_mib << 20};
-    char *name = platform_string(platform, CL_PLATFORM_NAME);
-    char *version = platform_string(platform, CL_PLATFORM_VERSION);
+    struct bench_env env = {.target = label,
+                            .platform = targets[t].platform_substring,
+                            .size_bytes = (size_t)o->size_mib << 20};
+    char *name = bench_cl_platform_string(platform, CL_PLATFORM_NAME);
+    char *version = bench_cl_platform_string(platform, CL_PLATFORM_VERSION);
     printf("%s: %s, %s\n", label, name ? name : "?", version ? version : "?");
     free(version);
     free(name);
@@ -325,6 +299,10 @@ static void print_cache_note(const struct options *o)
 
 int main(int argc, char **argv)
 {
+    /* The build cases time a build in a new process: this one, started again (case_build.c). */
+    if (argc == 4 && strcmp(argv[1], "--build-child") == 0)
+        return bench_build_child(argv[2], argv[3]);
+
     struct options o;
     int parsed = parse(argc, argv, &o);
     if (parsed != 0)
