@@ -523,6 +523,33 @@ static bool is_shared_memory(LLVMValueRef pointer)
     return as == KILN_CC_AS_GLOBAL || as == KILN_CC_AS_CONSTANT || as == KILN_CC_AS_LOCAL;
 }
 
+/*
+ * Puts `in` in access group `tag` too: an access that already belongs to a group (a loop
+ * of the kernel library marked assume_safety) keeps it, in a list with the new one.
+ */
+static void join_access_group(LLVMContextRef ctx, unsigned kind, LLVMValueRef in, LLVMValueRef tag)
+{
+    LLVMValueRef old = LLVMGetMetadata(in, kind);
+    if (!old || old == tag) {
+        LLVMSetMetadata(in, kind, tag);
+        return;
+    }
+    /* A group is an empty node; a list holds groups. */
+    unsigned n = LLVMGetMDNodeNumOperands(old);
+    LLVMValueRef listed[16];
+    if (n >= 16)
+        return;
+    if (n)
+        LLVMGetMDNodeOperands(old, listed);
+    else
+        listed[n++] = old;
+    LLVMMetadataRef ops[16];
+    for (unsigned i = 0; i < n; i++)
+        ops[i] = LLVMValueAsMetadata(listed[i]);
+    ops[n] = LLVMValueAsMetadata(tag);
+    LLVMSetMetadata(in, kind, LLVMMetadataAsValue(ctx, LLVMMDNodeInContext2(ctx, ops, n + 1)));
+}
+
 static void tag_shared_accesses(struct kiln_cc_build *b, LLVMValueRef w, LLVMMetadataRef group)
 {
     unsigned kind = LLVMGetMDKindIDInContext(b->ctx, "llvm.access.group", 17);
@@ -540,7 +567,7 @@ static void tag_shared_accesses(struct kiln_cc_build *b, LLVMValueRef w, LLVMMet
             if (LLVMGetVolatile(in) || LLVMGetOrdering(in) != LLVMAtomicOrderingNotAtomic)
                 continue;
             if (is_shared_memory(pointer))
-                LLVMSetMetadata(in, kind, tag);
+                join_access_group(b->ctx, kind, in, tag);
         }
     }
 }
