@@ -594,6 +594,54 @@ static int test_barrier_strategy(void)
 }
 
 /*
+ * Builds `src` with KILN_DUMP_IR and returns the module after `stage` ("5-wrapped",
+ * "8-optimized", ...), malloc()ed, or NULL when the build failed (its log on stderr). The
+ * program and the log go to *out and *log_out; the dumped files are removed.
+ */
+static char *build_dumped_ir(const char *src, const char *options, const char *stage,
+                             struct kiln_cc_program **out, char **log_out)
+{
+    char dir[] = "/tmp/kiln-cc-test-XXXXXX";
+    char path[512], suffix[64];
+    char *text = NULL;
+    if (!mkdtemp(dir))
+        return NULL;
+    setenv("KILN_DUMP_IR", dir, 1);
+    enum kiln_cc_status s = cc->build(src, options, out, log_out);
+    unsetenv("KILN_DUMP_IR");
+    snprintf(suffix, sizeof(suffix), "-%s.ll", stage);
+    size_t slen = strlen(suffix);
+    DIR *d = opendir(dir);
+    for (struct dirent *e; d && (e = readdir(d));) {
+        if (e->d_name[0] == '.')
+            continue;
+        snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
+        size_t len = strlen(e->d_name);
+        if (s == KILN_CC_OK && !text && len > slen && strcmp(e->d_name + len - slen, suffix) == 0)
+            text = read_text(path);
+        remove(path);
+    }
+    if (d)
+        closedir(d);
+    remove(dir);
+    if (s != KILN_CC_OK)
+        fprintf(stderr, "build failed (%d):\n%s\n", (int)s, *log_out ? *log_out : "(no log)");
+    return text;
+}
+
+/* The same, for a test that needs neither the program nor the log. */
+static char *dumped_ir(const char *src, const char *options, const char *stage)
+{
+    struct kiln_cc_program *p = NULL;
+    char *log = NULL;
+    char *text = build_dumped_ir(src, options, stage, &p, &log);
+    if (p)
+        cc->destroy(p);
+    free(log);
+    return text;
+}
+
+/*
  * The region transform gives each slot array its own alias scope: after O3 the
  * slot accesses still carry !alias.scope and the other accesses !noalias.
  */
@@ -607,29 +655,12 @@ static int test_barrier_scopes(void)
                               "    barrier(CLK_LOCAL_MEM_FENCE);\n"
                               "    p[get_global_id(0)] = l[0] + keep + more;\n"
                               "}\n";
-    char dir[] = "/tmp/kiln-cc-test-XXXXXX";
-    char path[128];
-    CHECK(mkdtemp(dir));
     unsetenv("KILN_BARRIER_STRATEGY");
-    setenv("KILN_DUMP_IR", dir, 1);
-    struct kiln_cc_program *p = build_ok(src, NULL);
-    unsetenv("KILN_DUMP_IR");
-    CHECK(p);
-    cc->destroy(p);
-    snprintf(path, sizeof(path), "%s/kiln-0-8-optimized.ll", dir);
-    char *text = read_text(path);
+    char *text = dumped_ir(src, NULL, "8-optimized");
     CHECK(text);
     CHECK(strstr(text, "!alias.scope"));
     CHECK(strstr(text, "!noalias"));
     free(text);
-    static const char *const stages[] = {"0-frontend",  "1-kernels", "2-linked",
-                                         "3-divisions", "4-printf",  "5-wrapped",
-                                         "6-locals",    "7-checked", "8-optimized"};
-    for (size_t i = 0; i < sizeof(stages) / sizeof(stages[0]); i++) {
-        snprintf(path, sizeof(path), "%s/kiln-0-%s.ll", dir, stages[i]);
-        remove(path);
-    }
-    remove(dir);
     return 0;
 }
 
@@ -665,66 +696,19 @@ static int test_barrier_memory(void)
         "    int *q = &out[get_global_id(0)];\n"
         "    *q = s + c[get_local_id(0) & 3];\n"
         "}\n";
-    char dir[] = "/tmp/kiln-cc-test-XXXXXX";
-    char path[128];
-    CHECK(mkdtemp(dir));
     unsetenv("KILN_BARRIER_STRATEGY");
-    setenv("KILN_DUMP_IR", dir, 1);
-    struct kiln_cc_program *p = build_ok(src, "-cl-std=CL2.0");
-    unsetenv("KILN_DUMP_IR");
-    CHECK(p);
-    cc->destroy(p);
-    snprintf(path, sizeof(path), "%s/kiln-0-8-optimized.ll", dir);
-    char *text = read_text(path);
+    char *text = dumped_ir(src, "-cl-std=CL2.0", "8-optimized");
     CHECK(text);
     CHECK(line_with(text, "load i32, ptr addrspace(2)", "!invariant.load"));
     CHECK(line_with(text, "store i32", "ptr addrspace(1)"));
     CHECK(!line_with(text, "store i32", "ptr addrspace(4)"));
     CHECK(line_with(text, "store i32", "!llvm.access.group"));
     free(text);
-    snprintf(path, sizeof(path), "%s/kiln-0-5-wrapped.ll", dir);
-    text = read_text(path);
+    text = dumped_ir(src, "-cl-std=CL2.0", "5-wrapped");
     CHECK(text);
     CHECK(strstr(text, "call i32 @__kiln_group_leader") == NULL);
     free(text);
-    static const char *const stages[] = {"0-frontend",  "1-kernels", "2-linked",
-                                         "3-divisions", "4-printf",  "5-wrapped",
-                                         "6-locals",    "7-checked", "8-optimized"};
-    for (size_t i = 0; i < sizeof(stages) / sizeof(stages[0]); i++) {
-        snprintf(path, sizeof(path), "%s/kiln-0-%s.ll", dir, stages[i]);
-        remove(path);
-    }
-    remove(dir);
     return 0;
-}
-
-/* The optimised IR of `src` built with `options` (KILN_DUMP_IR), or NULL. */
-static char *optimized_ir(const char *src, const char *options)
-{
-    char dir[] = "/tmp/kiln-cc-test-XXXXXX";
-    char path[512];
-    if (!mkdtemp(dir))
-        return NULL;
-    setenv("KILN_DUMP_IR", dir, 1);
-    struct kiln_cc_program *p = build_ok(src, options);
-    unsetenv("KILN_DUMP_IR");
-    if (p)
-        cc->destroy(p);
-    char *text = NULL;
-    DIR *d = opendir(dir);
-    for (struct dirent *e; d && (e = readdir(d));) {
-        if (e->d_name[0] == '.')
-            continue;
-        snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
-        size_t len = strlen(e->d_name);
-        if (p && !text && len > 15 && strcmp(e->d_name + len - 15, "-8-optimized.ll") == 0)
-            text = read_text(path);
-        remove(path);
-    }
-    if (d)
-        closedir(d);
-    remove(dir);
-    return text;
 }
 
 /*
@@ -751,17 +735,17 @@ static int test_fixed_local_size(void)
         "    p[get_global_id(0)] = t[get_local_size(0) - 1 - get_local_id(0)];\n"
         "}\n";
     unsetenv("KILN_BARRIER_STRATEGY");
-    char *text = optimized_ir(src, NULL);
+    char *text = dumped_ir(src, NULL, "8-optimized");
     CHECK(text);
     CHECK(strstr(text, "i32 1064"));
     CHECK(strstr(text, "i32 2064"));
     free(text);
-    text = optimized_ir(src, "-cl-std=CL2.0 -cl-uniform-work-group-size");
+    text = dumped_ir(src, "-cl-std=CL2.0 -cl-uniform-work-group-size", "8-optimized");
     CHECK(text);
     CHECK(strstr(text, "i32 1064"));
     CHECK(strstr(text, "i32 2064"));
     free(text);
-    text = optimized_ir(src, "-cl-std=CL2.0");
+    text = dumped_ir(src, "-cl-std=CL2.0", "8-optimized");
     CHECK(text);
     CHECK(!strstr(text, "i32 1064"));
     CHECK(!strstr(text, "i32 2064"));
@@ -788,7 +772,7 @@ static int test_narrow_loops(void)
                               "    out[get_global_id(0)] = t[l];\n"
                               "}\n";
     unsetenv("KILN_BARRIER_STRATEGY");
-    char *text = optimized_ir(src, NULL);
+    char *text = dumped_ir(src, NULL, "8-optimized");
     CHECK(text);
     CHECK(strstr(text, "llvm.masked.store") == NULL);
     free(text);
@@ -1196,38 +1180,6 @@ static int test_math_misc_vector_asm(void)
                                  200 /* about 90 when the work-item loop stays scalar */);
 }
 
-/*
- * Builds `src` with KILN_DUMP_IR and returns the optimised module's text (NULL on
- * failure); *log_out gets the build log. The dumped files are removed.
- */
-static char *build_optimized_ir(const char *src, const char *options, struct kiln_cc_program **out,
-                                char **log_out)
-{
-    static const char *const stages[] = {"0-frontend",  "1-kernels", "2-linked",
-                                         "3-divisions", "4-printf",  "5-wrapped",
-                                         "6-locals",    "7-checked", "8-optimized"};
-    static unsigned builds; /* KILN_DUMP_IR numbers the builds of the process */
-    char dir[] = "/tmp/kiln-cc-test-XXXXXX";
-    char path[160];
-    char *text = NULL;
-    if (!mkdtemp(dir))
-        return NULL;
-    setenv("KILN_DUMP_IR", dir, 1);
-    enum kiln_cc_status s = cc->build(src, options, out, log_out);
-    unsetenv("KILN_DUMP_IR");
-    unsigned id = builds++;
-    for (size_t i = 0; i < sizeof(stages) / sizeof(stages[0]); i++) {
-        snprintf(path, sizeof(path), "%s/kiln-%u-%s.ll", dir, id, stages[i]);
-        if (i == 8 && s == KILN_CC_OK)
-            text = read_text(path);
-        remove(path);
-    }
-    remove(dir);
-    if (s != KILN_CC_OK)
-        fprintf(stderr, "build failed (%d):\n%s\n", (int)s, *log_out ? *log_out : "(no log)");
-    return text;
-}
-
 /* The text of work-group function `kernel` in `ir`, malloc()ed, or NULL. */
 static char *wg_function(const char *ir, const char *kernel)
 {
@@ -1295,7 +1247,7 @@ static int test_outer_nbody(void)
     static float pos[4 * N], acc[4 * N];
     struct kiln_cc_program *p = NULL;
     char *log = NULL;
-    char *ir = build_optimized_ir(NBODY_SOURCE, NULL, &p, &log);
+    char *ir = build_dumped_ir(NBODY_SOURCE, NULL, "8-optimized", &p, &log);
     CHECK(ir && p);
     CHECK(log && log[0] == '\0');
     free(log);
@@ -1437,7 +1389,7 @@ static int test_outer_loops(void)
     static double ad[N], outd[N];
     struct kiln_cc_program *p = NULL;
     char *log = NULL;
-    char *ir = build_optimized_ir(src, NULL, &p, &log);
+    char *ir = build_dumped_ir(src, NULL, "8-optimized", &p, &log);
     CHECK(ir && p);
     if (log && log[0])
         fprintf(stderr, "log: %s\n", log);
