@@ -22,8 +22,8 @@
  * induction phi, the guard and its branch; the latch only the increment, the exit
  * test and the branch, with no phis; the exit block has no phis; the preheader ends in
  * an unconditional branch to the header; the body blocks reach nothing but each other
- * and the latch; v is defined outside the loop; and neither x nor x + 1 is used
- * outside the loop.
+ * and the latch, and are reached from nothing else; v is defined outside the loop; and
+ * neither x nor x + 1 is used outside the loop.
  */
 #include "cc_internal.h"
 
@@ -75,14 +75,14 @@ static bool collect_body(struct guarded_loop *g)
             g->blocks[g->num_blocks++] = to;
         }
     }
-    /* Each body block is entered from the loop only. */
+    /* Each body block is entered from the loop only: every branch to it is the loop's. */
     for (unsigned i = 0; i < g->num_blocks; i++)
-        for (LLVMValueRef in = LLVMGetFirstInstruction(g->blocks[i]); in;
-             in = LLVMGetNextInstruction(in))
-            if (LLVMIsAPHINode(in))
-                for (unsigned k = 0; k < LLVMCountIncoming(in); k++)
-                    if (!in_loop(g, LLVMGetIncomingBlock(in, k)))
-                        return false;
+        for (LLVMUseRef u = LLVMGetFirstUse(LLVMBasicBlockAsValue(g->blocks[i])); u;
+             u = LLVMGetNextUse(u)) {
+            LLVMValueRef user = LLVMGetUser(u);
+            if (!LLVMIsAInstruction(user) || !in_loop(g, LLVMGetInstructionParent(user)))
+                return false;
+        }
     return true;
 }
 
