@@ -113,8 +113,9 @@ cl_int kiln_rt_event_create(cl_context ctx, cl_command_queue q, cl_command_type 
  * and is done. The store and clSetEventCallback's store of has_callbacks are seq_cst,
  * each followed by a seq_cst load of the other word, so at least one side sees the
  * other: either this finds has_callbacks and takes the callbacks under the lock, or the
- * registration finds RUNNING and calls its callback at once. Only the command's own
- * worker starts or finishes a command's event, so nothing else moves the status meanwhile.
+ * registration finds RUNNING and calls its callback at once. Nothing else moves the status
+ * meanwhile: the launching thread starts the event before it submits the command's job,
+ * and the event is finished only after that job (or instead of it).
  */
 void kiln_rt_event_start(cl_event e)
 {
