@@ -1,6 +1,7 @@
 /*
  * Callbacks: clSetEventCallback (each status, failures, order, registration after
- * the fact, completions on worker threads, re-entry into the API from a callback),
+ * the fact, completions on worker threads, registration racing a command's start,
+ * re-entry into the API from a callback),
  * clSetMemObjectDestructorCallback and clSetContextDestructorCallback (reverse
  * order, only once the object is really freed), clSetProgramReleaseCallback
  * (refused: see docs/runtime.md).
@@ -189,6 +190,81 @@ static void test_worker_completion(struct kt_env *env)
     clReleaseMemObject(b);
 }
 
+/*
+ * Registration racing a command's start: a command's event starts without its lock when it
+ * has no callback (runtime/event.c), so callbacks registered for CL_SUBMITTED and
+ * CL_RUNNING while the worker may be starting the command must each run exactly once, with
+ * their own status, whichever side comes first.
+ */
+enum { RACE_COMMANDS = 2000 };
+static atomic_int race_count[RACE_COMMANDS][2];
+static atomic_int race_wrong, race_late;
+
+static void CL_CALLBACK count_start(cl_event e, cl_int status, void *data)
+{
+    intptr_t v = (intptr_t)data;
+    int running = (int)(v & 1);
+    if (status != (running ? CL_RUNNING : CL_SUBMITTED))
+        atomic_fetch_add(&race_wrong, 1);
+    /* A command registered before it started cannot complete before these callbacks
+     * return: they run as it starts, before its work is handed to the workers. */
+    cl_int now = CL_COMPLETE;
+    clGetEventInfo(e, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof(now), &now, NULL);
+    if ((v >> 1) < RACE_COMMANDS / 2 && now == CL_COMPLETE)
+        atomic_fetch_add(&race_late, 1);
+    atomic_fetch_add(&race_count[v >> 1][running], 1);
+}
+
+static void test_start_race(struct kt_env *env)
+{
+    static const char src[] = "kernel void bump(global int *p) { p[get_global_id(0)] += 1; }\n";
+    cl_int err;
+    cl_program p = kt_build(env, src, NULL);
+    cl_kernel k = clCreateKernel(p, "bump", &err);
+    KT_REQUIRE(err == CL_SUCCESS, "clCreateKernel: %d", err);
+    cl_mem buf = clCreateBuffer(env->context, CL_MEM_READ_WRITE, 64 * sizeof(int), NULL, &err);
+    KT_REQUIRE(err == CL_SUCCESS, "clCreateBuffer: %d", err);
+    KT_EXPECT(clSetKernelArg(k, 0, sizeof(buf), &buf), CL_SUCCESS);
+    memset(race_count, 0, sizeof(race_count));
+    atomic_store(&race_wrong, 0);
+    atomic_store(&race_late, 0);
+    /* The first half waits behind a user event, so its callbacks are in place before the
+     * commands start; the second half starts while its callbacks are being registered. */
+    cl_event gate = clCreateUserEvent(env->context, &err);
+    KT_REQUIRE(err == CL_SUCCESS, "clCreateUserEvent: %d", err);
+    size_t global = 64;
+    for (int i = 0; i < RACE_COMMANDS; i++) {
+        cl_event e;
+        if (i == RACE_COMMANDS / 2)
+            KT_EXPECT(clSetUserEventStatus(gate, CL_COMPLETE), CL_SUCCESS);
+        err = clEnqueueNDRangeKernel(env->queue, k, 1, NULL, &global, NULL, i == 0,
+                                     i == 0 ? &gate : NULL, &e);
+        KT_REQUIRE(err == CL_SUCCESS, "launch %d: %d", i, err);
+        KT_EXPECT(clSetEventCallback(e, CL_SUBMITTED, count_start, (void *)(intptr_t)(2 * i)),
+                  CL_SUCCESS);
+        KT_EXPECT(clSetEventCallback(e, CL_RUNNING, count_start, (void *)(intptr_t)(2 * i + 1)),
+                  CL_SUCCESS);
+        clReleaseEvent(e);
+    }
+    KT_EXPECT(clFinish(env->queue), CL_SUCCESS);
+    int missing = 0, twice = 0;
+    for (int i = 0; i < RACE_COMMANDS; i++)
+        for (int s = 0; s < 2; s++) {
+            int n = atomic_load(&race_count[i][s]);
+            missing += n == 0;
+            twice += n > 1;
+        }
+    KT_CHECK(missing == 0 && twice == 0 && atomic_load(&race_wrong) == 0 &&
+                 atomic_load(&race_late) == 0,
+             "%d callbacks never called, %d called twice, %d with a wrong status, %d only once "
+             "their command had completed",
+             missing, twice, atomic_load(&race_wrong), atomic_load(&race_late));
+    clReleaseEvent(gate);
+    clReleaseMemObject(buf);
+    clReleaseKernel(k);
+    clReleaseProgram(p);
+}
+
 /* A callback that re-enters the runtime: with any Kiln lock held this deadlocks. */
 static struct kt_env *reentry_env;
 static atomic_int reentry_done;
@@ -353,6 +429,7 @@ int main(void)
     test_user_event(&env);
     test_command_events(&env);
     test_worker_completion(&env);
+    test_start_race(&env);
     test_reentry(&env);
     test_mem_destructors(&env);
     test_context_destructors(&env);
