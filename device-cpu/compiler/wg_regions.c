@@ -6,10 +6,12 @@
  * such a kernel (built flat by wg_wrapper.c: unpack the arguments, call the
  * kernel, return; then everything inlined) is rewritten here:
  *
- *  1. sroa and reg2mem, every block split right after each barrier call, reg2mem again:
- *     now the only values that cross a block boundary live in allocas of the
- *     entry block, and each barrier ends its block with a branch to its
- *     continuation.
+ *  1. sroa, sccp and instsimplify; generic accesses made through their named
+ *     pointers (kiln_cc_named_spaces) and work-item ids recomputed at each use in
+ *     another block or past a barrier (rematerialize_ids, below); reg2mem, every
+ *     block split right after each barrier call, reg2mem again: now the only values
+ *     that cross a block boundary live in allocas of the entry block, and each
+ *     barrier ends its block with a branch to its continuation.
  *  2. The entry block is the prologue: argument unpacking, run once per group.
  *     Region 0 starts at its successor, region i + 1 at the continuation of
  *     barrier i. A region is every block reachable from its start without going
@@ -20,7 +22,10 @@
  *     laid out one array per alloca (work-item w's copy at base + w * size) so
  *     that neighbouring work-items are neighbours in memory. The others stay
  *     allocas shared by the work-items, which is safe: no work-item's use of them
- *     spans a barrier, and within one region work-items do not interleave.
+ *     spans a barrier, and within one region work-items do not interleave. So do
+ *     those holding the same value in every work-item (the uniformity analysis
+ *     below); one that a region reads on entry and also stores gets a stand-in
+ *     per region, copied in for each work-item's turn and written back after it.
  *  4. Each region becomes a z/y/x loop nest over this group's local size, with
  *     its blocks cloned inside. A barrier leaves the clone towards the next
  *     work-item, naming its continuation; the return names "done". A region
