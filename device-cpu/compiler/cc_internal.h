@@ -243,6 +243,9 @@ enum kiln_cc_status kiln_cc_fibers_finish(struct kiln_cc_build *b, unsigned k, L
 /* The source-level name of a possibly Itanium-mangled function name (check_support.c). */
 void kiln_cc_base_name(const char *name, char *buf, size_t size);
 
+/* wg_wrapper.c: loads the field at byte `offset` of the kiln_wg_ctx `base` points to. */
+LLVMValueRef kiln_cc_ctx_field(LLVMBuilderRef bld, LLVMContextRef ctx, LLVMValueRef base,
+                               size_t offset, LLVMTypeRef type, const char *name);
 /*
  * wg_wrapper.c: the local size in dimension d when it is known at compile time, else 0. It
  * is when the program makes every work-group full (-cl-uniform-work-group-size, OpenCL C
@@ -260,6 +263,18 @@ LLVMValueRef kiln_cc_local_size(const struct kiln_cc_build *b, const struct kiln
  * induction variable from 0, v computed before it) at min(n, v); returns how many.
  */
 unsigned kiln_cc_narrow_loops(LLVMContextRef ctx, LLVMValueRef fn);
+
+/*
+ * optimize.c: runs a pass pipeline on the module (verifying after each pass in debug
+ * builds); a failure is logged as "optimisation failed" and is KILN_CC_INTERNAL.
+ */
+enum kiln_cc_status kiln_cc_run_passes(struct kiln_cc_build *b, const char *passes);
+/*
+ * optimize.c: the same on fns[i] with chosen[i] (every fns[i] when chosen is NULL) only:
+ * the other defined functions are optnone and noinline meanwhile, and get back what they had.
+ */
+enum kiln_cc_status kiln_cc_run_on(struct kiln_cc_build *b, const LLVMValueRef *fns,
+                                   const bool *chosen, unsigned n, const char *passes);
 
 /* !{self, !{"llvm.loop.parallel_accesses", group}}, a new distinct loop id (wg_wrapper.c). */
 LLVMMetadataRef kiln_cc_parallel_loop_id(LLVMContextRef ctx, LLVMMetadataRef group);

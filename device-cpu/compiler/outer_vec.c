@@ -41,7 +41,6 @@
 #include "cc_internal.h"
 
 #include <llvm-c/DebugInfo.h>
-#include <llvm-c/Transforms/PassBuilder.h>
 
 #include <stdint.h>
 #include <stdlib.h>
@@ -568,71 +567,6 @@ static bool replace_loop_id(LLVMContextRef ctx, LLVMValueRef br, const char *con
     return true;
 }
 
-static enum kiln_cc_status run(struct kiln_cc_build *b, const char *passes)
-{
-    LLVMPassBuilderOptionsRef opts = LLVMCreatePassBuilderOptions();
-#ifndef NDEBUG
-    LLVMPassBuilderOptionsSetVerifyEach(opts, 1);
-#endif
-    LLVMErrorRef err = LLVMRunPasses(b->mod, passes, b->tm, opts);
-    LLVMDisposePassBuilderOptions(opts);
-    if (err) {
-        char *msg = LLVMGetErrorMessage(err);
-        kiln_cc_log_printf(b->log, "error: optimisation failed: %s\n", msg);
-        LLVMDisposeErrorMessage(msg);
-        return KILN_CC_INTERNAL;
-    }
-    return KILN_CC_OK;
-}
-
-/* Runs `passes` on the functions with chosen[i] only (the others optnone meanwhile). */
-static enum kiln_cc_status run_on(struct kiln_cc_build *b, LLVMValueRef *fns, const bool *chosen,
-                                  unsigned n, const char *passes)
-{
-    unsigned optnone = LLVMGetEnumAttributeKindForName("optnone", 7);
-    unsigned noinline = LLVMGetEnumAttributeKindForName("noinline", 8);
-    struct mark {
-        LLVMValueRef fn;
-        bool added_noinline;
-    } *mark = NULL;
-    unsigned marked = 0, cap = 0;
-    enum kiln_cc_status status = KILN_CC_OK;
-
-    for (LLVMValueRef fn = LLVMGetFirstFunction(b->mod); fn; fn = LLVMGetNextFunction(fn)) {
-        bool keep = LLVMIsDeclaration(fn) ||
-                    LLVMGetEnumAttributeAtIndex(fn, LLVMAttributeFunctionIndex, optnone);
-        for (unsigned i = 0; i < n && !keep; i++)
-            keep = chosen[i] && fns[i] == fn;
-        if (keep)
-            continue;
-        if (marked == cap) {
-            struct mark *more = realloc(mark, (cap ? 2 * cap : 16) * sizeof(*mark));
-            if (!more) {
-                status = KILN_CC_OUT_OF_MEMORY;
-                break;
-            }
-            mark = more;
-            cap = cap ? 2 * cap : 16;
-        }
-        bool has_noinline = LLVMGetEnumAttributeAtIndex(fn, LLVMAttributeFunctionIndex, noinline);
-        mark[marked++] = (struct mark){fn, !has_noinline};
-        LLVMAddAttributeAtIndex(fn, LLVMAttributeFunctionIndex,
-                                LLVMCreateEnumAttribute(b->ctx, optnone, 0));
-        if (!has_noinline)
-            LLVMAddAttributeAtIndex(fn, LLVMAttributeFunctionIndex,
-                                    LLVMCreateEnumAttribute(b->ctx, noinline, 0));
-    }
-    if (status == KILN_CC_OK)
-        status = run(b, passes);
-    for (unsigned i = 0; i < marked; i++) {
-        LLVMRemoveEnumAttributeAtIndex(mark[i].fn, LLVMAttributeFunctionIndex, optnone);
-        if (mark[i].added_noinline)
-            LLVMRemoveEnumAttributeAtIndex(mark[i].fn, LLVMAttributeFunctionIndex, noinline);
-    }
-    free(mark);
-    return status;
-}
-
 /* ---- gathers of one address ---- */
 
 /* Whether constant vector c has the same element in every lane (not poison). */
@@ -894,7 +828,8 @@ static enum kiln_cc_status choose(struct kiln_cc_build *b, LLVMValueRef *fns, bo
     if (*nchosen == 0)
         return KILN_CC_OK;
     /* Vector code of the chosen functions becomes scalar code, widened across lanes. */
-    status = run_on(b, fns, chosen, nfns, "function(scalarizer,instsimplify,early-cse<>,dce)");
+    status =
+        kiln_cc_run_on(b, fns, chosen, nfns, "function(scalarizer,instsimplify,early-cse<>,dce)");
     LLVMTypeRef i1 = LLVMInt1TypeInContext(b->ctx);
     LLVMTypeRef i32 = LLVMInt32TypeInContext(b->ctx);
     LLVMMetadataRef hints[2] = {
@@ -1014,7 +949,7 @@ enum kiln_cc_status kiln_cc_optimize_o3(struct kiln_cc_build *b)
         free(chosen);
         return KILN_CC_OUT_OF_MEMORY;
     }
-    enum kiln_cc_status status = run(b, o3_before_vectorize);
+    enum kiln_cc_status status = kiln_cc_run_passes(b, o3_before_vectorize);
     /* Work-group functions with a body (the prefix may have removed some functions). */
     nfns = 0;
     for (LLVMValueRef fn = LLVMGetFirstFunction(b->mod); fn; fn = LLVMGetNextFunction(fn)) {
@@ -1028,11 +963,11 @@ enum kiln_cc_status kiln_cc_optimize_o3(struct kiln_cc_build *b)
     if (status == KILN_CC_OK)
         status = choose(b, fns, chosen, nfns, &nchosen);
     if (status == KILN_CC_OK)
-        status = run(b, o3_vectorize);
+        status = kiln_cc_run_passes(b, o3_vectorize);
     if (status == KILN_CC_OK && nchosen)
         status = after_vectorize(b, fns, chosen, nfns);
     if (status == KILN_CC_OK)
-        status = run(b, o3_after_vectorize);
+        status = kiln_cc_run_passes(b, o3_after_vectorize);
     free(chosen);
     free(fns);
     return status;

@@ -50,7 +50,6 @@
 
 #include <llvm-c/DebugInfo.h>
 #include <llvm-c/Target.h>
-#include <llvm-c/Transforms/PassBuilder.h>
 
 #include <stddef.h>
 #include <stdint.h>
@@ -273,21 +272,6 @@ enum kiln_cc_status kiln_cc_barrier_strategy(struct kiln_cc_build *b, const char
                        "not a barrier strategy (use 'regions' or 'fibers')\n",
                        kernel, s);
     return KILN_CC_BUILD_FAILED;
-}
-
-static enum kiln_cc_status run_passes(struct kiln_cc_build *b, const char *passes)
-{
-    LLVMPassBuilderOptionsRef opts = LLVMCreatePassBuilderOptions();
-    LLVMErrorRef err = LLVMRunPasses(b->mod, passes, NULL, opts);
-    LLVMDisposePassBuilderOptions(opts);
-    if (err) {
-        char *msg = LLVMGetErrorMessage(err);
-        kiln_cc_log_printf(b->log, "error: %s before the barrier transform failed: %s\n", passes,
-                           msg);
-        LLVMDisposeErrorMessage(msg);
-        return KILN_CC_INTERNAL;
-    }
-    return KILN_CC_OK;
 }
 
 /* Moves everything after each barrier call of `w` into a new block. */
@@ -1410,16 +1394,6 @@ static bool asks_leader(const struct regions *r, const unsigned char *in_region)
     return false;
 }
 
-static LLVMValueRef ctx_load(LLVMBuilderRef bld, LLVMContextRef ctx, LLVMValueRef base,
-                             size_t offset, LLVMTypeRef type)
-{
-    LLVMValueRef off = LLVMConstInt(LLVMInt64TypeInContext(ctx), offset, 0);
-    LLVMValueRef p = LLVMBuildInBoundsGEP2(bld, LLVMInt8TypeInContext(ctx), base, &off, 1, "");
-    LLVMValueRef v = LLVMBuildLoad2(bld, type, p, "");
-    LLVMSetAlignment(v, 8);
-    return v;
-}
-
 /* Builds the loop nests, the dispatcher and the clones, then drops the template. */
 static enum kiln_cc_status rebuild(struct regions *r, struct kiln_cc_kernel *info)
 {
@@ -1454,7 +1428,8 @@ static enum kiln_cc_status rebuild(struct regions *r, struct kiln_cc_kernel *inf
     for (int d = 0; d < 3; d++)
         size[d] = kiln_cc_local_size(r->b, info, bld, wctx, d);
     LLVMValueRef items = LLVMBuildMul(bld, LLVMBuildMul(bld, size[0], size[1], ""), size[2], "");
-    LLVMValueRef scratch = ctx_load(bld, ctx, wctx, offsetof(struct kiln_wg_ctx, scratch), ptr);
+    LLVMValueRef scratch =
+        kiln_cc_ctx_field(bld, ctx, wctx, offsetof(struct kiln_wg_ctx, scratch), ptr, "");
     for (size_t s = 0; s < r->num_slots; s++) {
         LLVMValueRef off = LLVMBuildMul(bld, items, LLVMConstInt(i64, r->slot_offset[s], 0), "");
         bases[s] = LLVMBuildInBoundsGEP2(bld, i8, scratch, &off, 1, "slots");
@@ -1849,29 +1824,7 @@ static void rematerialize_ids(struct kiln_cc_build *b, LLVMValueRef w)
 static enum kiln_cc_status run_on_flat(struct kiln_cc_build *b, const bool *flat,
                                        const char *passes)
 {
-    unsigned optnone = LLVMGetEnumAttributeKindForName("optnone", 7);
-    unsigned noinline = LLVMGetEnumAttributeKindForName("noinline", 8);
-    for (LLVMValueRef fn = LLVMGetFirstFunction(b->mod); fn; fn = LLVMGetNextFunction(fn)) {
-        if (LLVMIsDeclaration(fn))
-            continue;
-        bool keep = false;
-        for (unsigned k = 0; k < b->prog->num_kernels; k++)
-            keep |= flat[k] && b->wrappers[k] == fn;
-        if (keep)
-            continue;
-        LLVMAddAttributeAtIndex(fn, LLVMAttributeFunctionIndex,
-                                LLVMCreateEnumAttribute(b->ctx, optnone, 0));
-        LLVMAddAttributeAtIndex(fn, LLVMAttributeFunctionIndex,
-                                LLVMCreateEnumAttribute(b->ctx, noinline, 0));
-    }
-    enum kiln_cc_status status = run_passes(b, passes);
-    for (LLVMValueRef fn = LLVMGetFirstFunction(b->mod); fn; fn = LLVMGetNextFunction(fn)) {
-        if (!LLVMGetEnumAttributeAtIndex(fn, LLVMAttributeFunctionIndex, optnone))
-            continue;
-        LLVMRemoveEnumAttributeAtIndex(fn, LLVMAttributeFunctionIndex, optnone);
-        LLVMRemoveEnumAttributeAtIndex(fn, LLVMAttributeFunctionIndex, noinline);
-    }
-    return status;
+    return kiln_cc_run_on(b, b->wrappers, flat, b->prog->num_kernels, passes);
 }
 
 enum kiln_cc_status kiln_cc_regions_build(struct kiln_cc_build *b, const bool *flat,

@@ -106,8 +106,8 @@ LLVMMetadataRef kiln_cc_parallel_loop_id(LLVMContextRef ctx, LLVMMetadataRef gro
     return id;
 }
 
-static LLVMValueRef ctx_field(LLVMBuilderRef bld, LLVMContextRef ctx, LLVMValueRef base,
-                              size_t offset, LLVMTypeRef type, const char *name)
+LLVMValueRef kiln_cc_ctx_field(LLVMBuilderRef bld, LLVMContextRef ctx, LLVMValueRef base,
+                               size_t offset, LLVMTypeRef type, const char *name)
 {
     LLVMTypeRef i8 = LLVMInt8TypeInContext(ctx);
     LLVMValueRef off = LLVMConstInt(LLVMInt64TypeInContext(ctx), offset, 0);
@@ -149,8 +149,8 @@ static LLVMValueRef unpack_arg(struct kiln_cc_build *b, LLVMBuilderRef bld, LLVM
         return cast_to(bld, v, type);
     case KILN_CC_ARG_LOCAL_PTR: {
         LLVMValueRef offset = LLVMBuildLoad2(bld, i64, slot, "");
-        LLVMValueRef arena =
-            ctx_field(bld, ctx, wg_ctx, offsetof(struct kiln_wg_ctx, local_mem), ptr, "local_mem");
+        LLVMValueRef arena = kiln_cc_ctx_field(
+            bld, ctx, wg_ctx, offsetof(struct kiln_wg_ctx, local_mem), ptr, "local_mem");
         LLVMSetAlignment(offset, 8);
         v = LLVMBuildInBoundsGEP2(bld, LLVMInt8TypeInContext(ctx), arena, &offset, 1, "");
         return cast_to(bld, v, type);
@@ -256,12 +256,8 @@ LLVMValueRef kiln_cc_local_size(const struct kiln_cc_build *b, const struct kiln
     size_t fixed = kiln_cc_fixed_local_size(b, k, d);
     if (fixed)
         return LLVMConstInt(i64, fixed, 0);
-    LLVMValueRef off =
-        LLVMConstInt(i64, offsetof(struct kiln_wg_ctx, local_size) + (size_t)d * 8, 0);
-    LLVMValueRef p = LLVMBuildInBoundsGEP2(bld, LLVMInt8TypeInContext(b->ctx), wg_ctx, &off, 1, "");
-    LLVMValueRef v = LLVMBuildLoad2(bld, i64, p, "");
-    LLVMSetAlignment(v, 8);
-    return v;
+    return kiln_cc_ctx_field(bld, b->ctx, wg_ctx,
+                             offsetof(struct kiln_wg_ctx, local_size) + (size_t)d * 8, i64, "");
 }
 
 /*
@@ -711,31 +707,7 @@ static long long offset_from(LLVMTargetDataRef td, LLVMValueRef p, LLVMValueRef 
  */
 static enum kiln_cc_status simplify_wrapper(struct kiln_cc_build *b, LLVMValueRef w)
 {
-    unsigned optnone = LLVMGetEnumAttributeKindForName("optnone", 7);
-    unsigned noinline = LLVMGetEnumAttributeKindForName("noinline", 8);
-    for (LLVMValueRef fn = LLVMGetFirstFunction(b->mod); fn; fn = LLVMGetNextFunction(fn))
-        if (fn != w && !LLVMIsDeclaration(fn)) {
-            LLVMAddAttributeAtIndex(fn, LLVMAttributeFunctionIndex,
-                                    LLVMCreateEnumAttribute(b->ctx, optnone, 0));
-            LLVMAddAttributeAtIndex(fn, LLVMAttributeFunctionIndex,
-                                    LLVMCreateEnumAttribute(b->ctx, noinline, 0));
-        }
-    LLVMPassBuilderOptionsRef opts = LLVMCreatePassBuilderOptions();
-    LLVMErrorRef err =
-        LLVMRunPasses(b->mod, "function(sroa<preserve-cfg>,sccp,instsimplify)", NULL, opts);
-    LLVMDisposePassBuilderOptions(opts);
-    for (LLVMValueRef fn = LLVMGetFirstFunction(b->mod); fn; fn = LLVMGetNextFunction(fn))
-        if (fn != w && !LLVMIsDeclaration(fn)) {
-            LLVMRemoveEnumAttributeAtIndex(fn, LLVMAttributeFunctionIndex, optnone);
-            LLVMRemoveEnumAttributeAtIndex(fn, LLVMAttributeFunctionIndex, noinline);
-        }
-    if (err) {
-        char *msg = LLVMGetErrorMessage(err);
-        kiln_cc_log_printf(b->log, "error: simplifying a work-group function failed: %s\n", msg);
-        LLVMDisposeErrorMessage(msg);
-        return KILN_CC_INTERNAL;
-    }
-    return KILN_CC_OK;
+    return kiln_cc_run_on(b, &w, NULL, 1, "function(sroa<preserve-cfg>,sccp,instsimplify)");
 }
 
 /*
