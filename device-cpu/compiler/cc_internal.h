@@ -243,6 +243,9 @@ enum kiln_cc_status kiln_cc_fibers_finish(struct kiln_cc_build *b, unsigned k, L
 /* The source-level name of a possibly Itanium-mangled function name (check_support.c). */
 void kiln_cc_base_name(const char *name, char *buf, size_t size);
 
+/* wg_wrapper.c: whether address space `as` is the group's or the launch's memory: global,
+ * constant or local (not private, not generic). */
+bool kiln_cc_shared_space(unsigned as);
 /* wg_wrapper.c: loads the field at byte `offset` of the kiln_wg_ctx `base` points to. */
 LLVMValueRef kiln_cc_ctx_field(LLVMBuilderRef bld, LLVMContextRef ctx, LLVMValueRef base,
                                size_t offset, LLVMTypeRef type, const char *name);

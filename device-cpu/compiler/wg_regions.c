@@ -591,10 +591,11 @@ static void collect_uses(const struct regions *r, LLVMValueRef ptr, struct alloc
  * immediate post-dominator, where the paths join again. The analysis starts
  * from every alloca uniform and demotes until nothing changes.
  *
- * A uniform alloca is shared only if no region both reads the value it had at
- * the region's start and stores to it: work-items run one after another, so
- * work-item 1 would read work-item 0's store (a uniform loop counter advanced
- * after a barrier is the typical case; it keeps its slots).
+ * A uniform alloca that some region both reads (the value it had at the region's
+ * start) and stores to needs more than one shared copy: work-items run one after
+ * another, so work-item 1 would read work-item 0's store (a uniform loop counter
+ * advanced after a barrier is the typical case). It gets a stand-in per region
+ * (SHARED_SNAPSHOT; rebuild() copies it in and back).
  */
 
 /* Blocks beyond which the post-dominator sets (n^2 bits) are not computed. */
@@ -646,8 +647,7 @@ static bool is_ctx_call(LLVMValueRef v)
 /* Whether memory at a uniform address holds the same value for every work-item. */
 static bool uniform_memory(struct uniformity *u, LLVMValueRef ptr, unsigned depth)
 {
-    unsigned as = LLVMGetPointerAddressSpace(LLVMTypeOf(ptr));
-    if (as == 1 || as == 2 || as == 3)
+    if (kiln_cc_shared_space(LLVMGetPointerAddressSpace(LLVMTypeOf(ptr))))
         return uniform_value(u, ptr, depth + 1);
     /* Private or generic: follow the address back to where it points. */
     LLVMValueRef root = ptr;

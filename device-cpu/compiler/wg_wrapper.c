@@ -513,10 +513,14 @@ static enum kiln_cc_status replace_hook(struct kiln_cc_build *b, const char *hoo
     return KILN_CC_OK;
 }
 
+bool kiln_cc_shared_space(unsigned as)
+{
+    return as == KILN_CC_AS_GLOBAL || as == KILN_CC_AS_CONSTANT || as == KILN_CC_AS_LOCAL;
+}
+
 static bool is_shared_memory(LLVMValueRef pointer)
 {
-    unsigned as = LLVMGetPointerAddressSpace(LLVMTypeOf(pointer));
-    return as == KILN_CC_AS_GLOBAL || as == KILN_CC_AS_CONSTANT || as == KILN_CC_AS_LOCAL;
+    return kiln_cc_shared_space(LLVMGetPointerAddressSpace(LLVMTypeOf(pointer)));
 }
 
 /*
@@ -583,9 +587,7 @@ static LLVMValueRef named_origin(LLVMValueRef p, unsigned *depth)
     if (!LLVMIsAAddrSpaceCastInst(p))
         return NULL;
     LLVMValueRef from = LLVMGetOperand(p, 0);
-    unsigned as = LLVMGetPointerAddressSpace(LLVMTypeOf(from));
-    return as == KILN_CC_AS_GLOBAL || as == KILN_CC_AS_CONSTANT || as == KILN_CC_AS_LOCAL ? from
-                                                                                          : NULL;
+    return is_shared_memory(from) ? from : NULL;
 }
 
 /* Rebuilds the getelementptr chain from `p` (depth steps) down to its cast on `base`. */
