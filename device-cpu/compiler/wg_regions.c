@@ -1766,6 +1766,52 @@ static bool barrier_between(LLVMValueRef def, LLVMValueRef user)
     return false;
 }
 
+/*
+ * Gives each use of `in` (defined in `bb`) in another block, or past a barrier in `bb`, its
+ * own copy; a phi gets one at the end of each other incoming block.
+ */
+static void remat_uses(const struct remat *m, LLVMBuilderRef bld, LLVMValueRef in,
+                       LLVMBasicBlockRef bb)
+{
+    /* The users first: replacing operands unlinks uses from the list being walked. */
+    size_t n = 0, cap = 0;
+    LLVMValueRef *users = NULL;
+    for (LLVMUseRef u = LLVMGetFirstUse(in); u; u = LLVMGetNextUse(u)) {
+        LLVMValueRef user = LLVMGetUser(u);
+        if (n && users[n - 1] == user)
+            continue;
+        if (n == cap) {
+            LLVMValueRef *more = realloc(users, (cap ? 2 * cap : 8) * sizeof(*users));
+            if (!more)
+                break; /* the uses left out keep the value: slower, not wrong */
+            users = more;
+            cap = cap ? 2 * cap : 8;
+        }
+        users[n++] = user;
+    }
+    for (size_t k = 0; k < n; k++) {
+        LLVMValueRef user = users[k];
+        if (!LLVMIsAInstruction(user))
+            continue;
+        if (LLVMIsAPHINode(user)) {
+            for (unsigned i = 0; i < LLVMCountIncoming(user); i++) {
+                LLVMBasicBlockRef from = LLVMGetIncomingBlock(user, i);
+                if (LLVMGetIncomingValue(user, i) != in || from == bb)
+                    continue;
+                LLVMPositionBuilderBefore(bld, LLVMGetBasicBlockTerminator(from));
+                LLVMSetOperand(user, i, recompute(m, bld, in));
+            }
+        } else if (LLVMGetInstructionParent(user) != bb || barrier_between(in, user)) {
+            LLVMPositionBuilderBefore(bld, user);
+            LLVMValueRef copy = recompute(m, bld, in);
+            for (unsigned i = 0, ops = (unsigned)LLVMGetNumOperands(user); i < ops; i++)
+                if (LLVMGetOperand(user, i) == in)
+                    LLVMSetOperand(user, i, copy);
+        }
+    }
+    free(users);
+}
+
 static void rematerialize_ids(struct kiln_cc_build *b, LLVMValueRef w)
 {
     struct remat m = {
@@ -1779,42 +1825,9 @@ static void rematerialize_ids(struct kiln_cc_build *b, LLVMValueRef w)
          bb = LLVMGetNextBasicBlock(bb)) {
         for (LLVMValueRef in = LLVMGetFirstInstruction(bb); in; in = LLVMGetNextInstruction(in)) {
             unsigned budget = REMAT_BUDGET;
-            if (LLVMGetTypeKind(LLVMTypeOf(in)) == LLVMVoidTypeKind ||
-                !recomputable(&m, in, &budget))
-                continue;
-            LLVMUseRef u = LLVMGetFirstUse(in);
-            while (u) {
-                LLVMUseRef next = LLVMGetNextUse(u);
-                LLVMValueRef user = LLVMGetUser(u);
-                LLVMBasicBlockRef at = NULL;
-                if (LLVMIsAPHINode(user)) {
-                    for (unsigned i = 0; i < LLVMCountIncoming(user); i++)
-                        if (LLVMGetIncomingValue(user, i) == in &&
-                            LLVMGetIncomingBlock(user, i) != bb)
-                            at = LLVMGetIncomingBlock(user, i);
-                    if (at)
-                        LLVMPositionBuilderBefore(bld, LLVMGetBasicBlockTerminator(at));
-                } else if (LLVMIsAInstruction(user) &&
-                           (LLVMGetInstructionParent(user) != bb || barrier_between(in, user))) {
-                    at = LLVMGetInstructionParent(user);
-                    LLVMPositionBuilderBefore(bld, user);
-                }
-                if (at) {
-                    LLVMValueRef copy = recompute(&m, bld, in);
-                    if (LLVMIsAPHINode(user)) {
-                        for (unsigned i = 0; i < LLVMCountIncoming(user); i++)
-                            if (LLVMGetIncomingValue(user, i) == in &&
-                                LLVMGetIncomingBlock(user, i) == at)
-                                LLVMSetOperand(user, i, copy);
-                    } else {
-                        int n = LLVMGetNumOperands(user);
-                        for (int i = 0; i < n; i++)
-                            if (LLVMGetOperand(user, (unsigned)i) == in)
-                                LLVMSetOperand(user, (unsigned)i, copy);
-                    }
-                }
-                u = next;
-            }
+            if (LLVMGetTypeKind(LLVMTypeOf(in)) != LLVMVoidTypeKind &&
+                recomputable(&m, in, &budget))
+                remat_uses(&m, bld, in, bb);
         }
     }
     LLVMDisposeBuilder(bld);
