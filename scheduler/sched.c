@@ -115,8 +115,10 @@ struct kiln_sched {
 
     /* Changed under lock only; read without it by spinning workers (relaxed). */
     _Alignas(KILN_SCHED_LINE) atomic_uint gen;
-    atomic_uint spinners; /* relaxed: idle workers spinning on gen (at most one spins long) */
-    char pad[KILN_SCHED_LINE - sizeof(atomic_uint)];
+    /* Relaxed: idle workers spinning on gen; the first spins hard, the others yield. Read
+     * with gen by the same workers, so it shares gen's line. */
+    atomic_uint spinners;
+    char pad[KILN_SCHED_LINE - 2 * sizeof(atomic_uint)];
 };
 
 static atomic_uint fork_generation; /* relaxed; bumped in a forked child */
