@@ -9,9 +9,10 @@
  *
  * The key is SHA-256 over: the source, the build options as given, the cc1 flags
  * every kernel is compiled with (OpenCL C version and features), the target
- * (host CPU name and features, LLVM version, this library's build id: see
- * kiln_cc_target_id) and the environment variables that change code generation.
- * Each input is length-prefixed, so no two different inputs hash the same bytes.
+ * (the CPU as CPUID describes it, the build ids of libkiln-cc.so and
+ * libkiln-cc-llvm.so: see kiln_cc_target_id; no LLVM is loaded to compute it) and the environment
+ * variables that change code generation. Each input is length-prefixed, so no two different inputs
+ * hash the same bytes.
  *
  * Writes go to a file of a name no other writer uses (pid and a counter) in the
  * same directory, then rename() puts it in place: readers see an old entry, a new
@@ -20,9 +21,10 @@
  * the rebuild. Nothing here ever fails a build: an unusable directory only means
  * no caching, and the build log gets a note only when an entry could not be written.
  */
-#include "cc_internal.h"
+#include "cc_common.h"
 #include "kiln_cc_cl_flags.h"
 
+#include <cpuid.h>
 #include <dlfcn.h>
 #include <elf.h>
 #include <errno.h>
@@ -51,6 +53,26 @@ struct build_id_search {
     char hex[2 * 64 + 1];
 };
 
+/* The hex digits of a GNU build-id note in the notes [at, end), or false. */
+static bool note_build_id(const uint8_t *at, const uint8_t *end, char hex[2 * 64 + 1])
+{
+    while (at + sizeof(ElfW(Nhdr)) <= end) {
+        const ElfW(Nhdr) *n = (const ElfW(Nhdr) *)at;
+        const uint8_t *name = at + sizeof(*n);
+        const uint8_t *desc = name + ((n->n_namesz + 3) & ~3u);
+        if (desc > end || n->n_descsz > (size_t)(end - desc))
+            return false;
+        if (n->n_type == NT_GNU_BUILD_ID && n->n_namesz == 4 && memcmp(name, "GNU", 4) == 0 &&
+            n->n_descsz <= 64) {
+            for (unsigned j = 0; j < n->n_descsz; j++)
+                sprintf(hex + 2 * j, "%02x", desc[j]);
+            return true;
+        }
+        at = desc + ((n->n_descsz + 3) & ~3u);
+    }
+    return false;
+}
+
 /* Finds the GNU build-id note of the object loaded at search->base. */
 static int find_build_id(struct dl_phdr_info *info, size_t size, void *data)
 {
@@ -60,63 +82,121 @@ static int find_build_id(struct dl_phdr_info *info, size_t size, void *data)
         return 0;
     for (unsigned i = 0; i < info->dlpi_phnum; i++) {
         const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
-        if (ph->p_type != PT_NOTE)
-            continue;
         const uint8_t *at = (const uint8_t *)(info->dlpi_addr + ph->p_vaddr);
-        const uint8_t *end = at + ph->p_memsz;
-        while (at + sizeof(ElfW(Nhdr)) <= end) {
-            const ElfW(Nhdr) *n = (const ElfW(Nhdr) *)at;
-            const uint8_t *name = at + sizeof(*n);
-            const uint8_t *desc = name + ((n->n_namesz + 3) & ~3u);
-            if (n->n_type == NT_GNU_BUILD_ID && n->n_namesz == 4 && memcmp(name, "GNU", 4) == 0 &&
-                n->n_descsz <= 64) {
-                for (unsigned j = 0; j < n->n_descsz; j++)
-                    sprintf(s->hex + 2 * j, "%02x", desc[j]);
-                return 1;
-            }
-            at = desc + ((n->n_descsz + 3) & ~3u);
-        }
+        if (ph->p_type == PT_NOTE && note_build_id(at, at + ph->p_memsz, s->hex))
+            return 1;
     }
     return 0;
 }
 
+/* The build id of the ELF file at `path`, read from its notes without loading it. */
+static bool file_build_id(const char *path, char hex[2 * 64 + 1])
+{
+    bool found = false;
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return false;
+    ElfW(Ehdr) eh;
+    if (pread(fd, &eh, sizeof(eh), 0) == (ssize_t)sizeof(eh) &&
+        memcmp(eh.e_ident, ELFMAG, SELFMAG) == 0 && eh.e_phentsize == sizeof(ElfW(Phdr)) &&
+        eh.e_phnum < 64) {
+        ElfW(Phdr) ph[64];
+        size_t bytes = eh.e_phnum * sizeof(ElfW(Phdr));
+        if (pread(fd, ph, bytes, (off_t)eh.e_phoff) == (ssize_t)bytes) {
+            for (unsigned i = 0; i < eh.e_phnum && !found; i++) {
+                uint8_t notes[512];
+                if (ph[i].p_type != PT_NOTE || ph[i].p_filesz > sizeof(notes) ||
+                    pread(fd, notes, ph[i].p_filesz, (off_t)ph[i].p_offset) !=
+                        (ssize_t)ph[i].p_filesz)
+                    continue;
+                found = note_build_id(notes, notes + ph[i].p_filesz, hex);
+            }
+        }
+    }
+    close(fd);
+    return found;
+}
+
+static char *backend_path;
+
 /*
- * This library's build id: the linker's build-id note, which changes whenever the
- * code or the embedded kernel library does; without one, a hash of the embedded
- * kernel library and the container version.
+ * This library's build id and the back end's (each changes whenever its code or,
+ * for the back end, the embedded kernel library does), read from their notes; a
+ * library without one counts as "none". Also sets backend_path, next to this one.
  */
-static void build_id(char hex[2 * 64 + 1])
+static void build_ids(char self[2 * 64 + 1], char backend[2 * 64 + 1])
 {
     struct build_id_search s = {0};
     Dl_info info;
-    if (dladdr((void *)&kiln_cc_target_id, &info) && info.dli_fbase) {
-        s.base = info.dli_fbase;
-        if (dl_iterate_phdr(find_build_id, &s)) {
-            memcpy(hex, s.hex, sizeof(s.hex));
-            return;
+    strcpy(self, "none");
+    strcpy(backend, "none");
+    if (!dladdr((void *)&kiln_cc_target_id, &info) || !info.dli_fname)
+        return;
+    s.base = info.dli_fbase;
+    if (dl_iterate_phdr(find_build_id, &s))
+        memcpy(self, s.hex, sizeof(s.hex));
+    const char *slash = strrchr(info.dli_fname, '/');
+    int dir_len = slash ? (int)(slash - info.dli_fname) + 1 : 0;
+    size_t len = (size_t)dir_len + sizeof(KILN_CC_BACKEND_LIBRARY);
+    backend_path = malloc(len);
+    if (!backend_path)
+        return;
+    snprintf(backend_path, len, "%.*s%s", dir_len, info.dli_fname, KILN_CC_BACKEND_LIBRARY);
+    file_build_id(backend_path, backend);
+}
+
+/*
+ * What identifies this CPU to the code generator: the vendor, family, model and
+ * stepping, and every feature flag LLVM reads to choose a CPU and its features
+ * (CPUID leaves 1, 7 and 0x80000001, the AVX state the OS enables), as hex words.
+ */
+static void cpu_id(char out[192])
+{
+    unsigned a, b, c, d, max, words[13] = {0};
+    if (!__get_cpuid(0, &max, &b, &c, &d)) {
+        strcpy(out, "cpu unknown");
+        return;
+    }
+    words[0] = b;
+    words[1] = d;
+    words[2] = c;
+    if (__get_cpuid(1, &a, &b, &c, &d)) {
+        words[3] = a;
+        words[4] = c;
+        words[5] = d;
+        if (c & bit_OSXSAVE) {
+            unsigned lo, hi;
+            __asm__("xgetbv" : "=a"(lo), "=d"(hi) : "c"(0));
+            words[11] = lo;
         }
     }
-    uint8_t digest[KILN_CC_HASH_SIZE];
-    kiln_cc_sha256(kiln_cc_kernel_lib_start,
-                   (size_t)(kiln_cc_kernel_lib_end - kiln_cc_kernel_lib_start), digest);
-    for (unsigned j = 0; j < sizeof(digest); j++)
-        sprintf(hex + 2 * j, "%02x", digest[j]);
+    if (max >= 7) {
+        __cpuid_count(7, 0, a, b, c, d);
+        words[6] = b;
+        words[7] = c;
+        words[8] = d;
+        __cpuid_count(7, 1, a, b, c, d);
+        words[9] = a;
+    }
+    if (__get_cpuid(0x80000001, &a, &b, &c, &d)) {
+        words[10] = c;
+        words[12] = d;
+    }
+    int at = snprintf(out, 192, "cpuid");
+    for (unsigned i = 0; i < 13; i++)
+        at += snprintf(out + at, (size_t)(192 - at), " %08x", words[i]);
 }
 
 static void init_target(void)
 {
-    const struct kiln_cc_host *host = kiln_cc_init();
-    if (!host)
-        return;
-    unsigned major, minor, patch;
-    LLVMGetVersion(&major, &minor, &patch);
-    char id[2 * 64 + 1] = "";
-    build_id(id);
-    size_t len = strlen(host->cpu) + strlen(host->features) + strlen(id) + 96;
+    char self[2 * 64 + 1], backend[2 * 64 + 1], cpu[192];
+    build_ids(self, backend);
+    cpu_id(cpu);
+    size_t len = strlen(cpu) + strlen(self) + strlen(backend) + 96;
     target_id = malloc(len);
     if (target_id)
-        snprintf(target_id, len, "%s;%s;%s;llvm %u.%u.%u;kiln %u %s", KILN_CC_TRIPLE, host->cpu,
-                 host->features, major, minor, patch, KILN_CC_CONTAINER_VERSION, id);
+        snprintf(target_id, len, "%s;%s;kiln %u %s %s", KILN_CC_TRIPLE, cpu,
+                 KILN_CC_CONTAINER_VERSION, self, backend);
 }
 
 const char *kiln_cc_target_id(void)
@@ -124,6 +204,11 @@ const char *kiln_cc_target_id(void)
     if (pthread_once(&target_once, init_target) != 0)
         abort();
     return target_id;
+}
+
+const char *kiln_cc_backend_path(void)
+{
+    return kiln_cc_target_id() ? backend_path : NULL;
 }
 
 static void hash_field(struct kiln_cc_sha256 *s, const char *text)

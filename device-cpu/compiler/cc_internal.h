@@ -1,5 +1,6 @@
 /*
- * Internals shared by the stages of the kernel compiler; never leaves this folder.
+ * Internals shared by the LLVM stages of the kernel compiler (libkiln-cc-llvm.so);
+ * never leaves this folder.
  *
  * A build runs the stages in this order, each in its own file, each handing the
  * module on through struct kiln_cc_build:
@@ -16,22 +17,18 @@
  *   check_support.c refuse what this compiler cannot run correctly
  *   optimize.c      host CPU attributes, default<O3>
  *   codegen.c       object (and optionally assembly) in memory
- *   jit_load.c      LLJIT loads the object, binds the runtime's entry points
- *                   (fiber_rt.c, fiber_switch.S), wrappers are looked up
+ *   (container)     object and kernel descriptions into the program's container
  *
- * compiler.c drives them and holds the interface table. Before the front end it
- * asks the kernel cache (cache.c) for the build's key; on a hit the stored
- * container (container.c) is loaded instead of running any stage, and after code
- * generation a miss stores one. hash.c is the SHA-256 both use.
+ * backend.c drives them: it is libkiln-cc-llvm.so's table (cc_common.h). The
+ * container it ends with is loaded by libkiln-cc.so (elf_load.c), which also asks
+ * the kernel cache before it calls the back end at all.
  */
 #ifndef KILN_COMPILER_CC_INTERNAL_H
 #define KILN_COMPILER_CC_INTERNAL_H
 
-#include "hash.h"
-#include "kiln_cc.h"
+#include "cc_common.h"
 
 #include <llvm-c/Core.h>
-#include <llvm-c/LLJIT.h>
 #include <llvm-c/TargetMachine.h>
 
 #include <stdbool.h>
@@ -48,42 +45,6 @@
 #define KILN_CC_HOOK_LEADER   "__kiln_group_leader"
 /* Clang's calling convention number for spir_kernel functions. */
 #define KILN_CC_SPIR_KERNEL_CC 76
-
-/*
- * The fiber strategy (wg_fibers.c, fiber_rt.c). Each work-item of a group runs on
- * its own KILN_FIBER_STACK-byte stack in the worker's scratch area, after a group
- * record of KILN_FIBER_FIXED bytes. A kernel may keep at most
- * KILN_FIBER_PRIVATE_MAX bytes in private variables; the rest of the stack is for
- * spills, calls into libm and the switch itself.
- */
-#define KILN_FIBER_STACK       32768
-#define KILN_FIBER_FIXED       128
-#define KILN_FIBER_PRIVATE_MAX 16384
-/* Runtime entry points the JIT binds to absolute addresses (fiber_rt.c). */
-#define KILN_CC_FIBER_RUN     "kiln.fiber.run"
-#define KILN_CC_FIBER_BARRIER "kiln.fiber.barrier"
-
-struct kiln_cc_runtime_symbol {
-    const char *name;
-    void (*address)(void);
-};
-#define KILN_CC_NUM_RUNTIME_SYMBOLS 2
-extern const struct kiln_cc_runtime_symbol kiln_cc_runtime_symbols[KILN_CC_NUM_RUNTIME_SYMBOLS];
-
-/* A growing, always NUL-terminated build log. */
-struct kiln_cc_log {
-    char *text;
-    size_t len;
-    size_t cap;
-    bool out_of_memory; /* an append failed; the log is truncated */
-};
-
-void kiln_cc_log_init(struct kiln_cc_log *log);
-void kiln_cc_log_append(struct kiln_cc_log *log, const char *text);
-void kiln_cc_log_printf(struct kiln_cc_log *log, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
-/* Hands the text to the caller (never NULL unless out of memory) and resets the log. */
-char *kiln_cc_log_take(struct kiln_cc_log *log);
 
 /* User build options, translated. */
 struct kiln_cc_options {
@@ -120,22 +81,6 @@ struct kiln_cc_host {
 
 /* Initialises LLVM's native target once; returns NULL if that failed. */
 const struct kiln_cc_host *kiln_cc_init(void);
-
-struct kiln_cc_program {
-    LLVMOrcLLJITRef jit; /* owns the code of every wg function */
-    unsigned num_kernels;
-    struct kiln_cc_kernel *kernels;
-    char *assembly;              /* NULL unless KILN_KEEP_ASM=1 */
-    struct kiln_cc_log *jit_log; /* where JIT errors go while building; NULL after */
-    uint8_t *binary;             /* the program as a container (container.c), malloc()ed */
-    size_t binary_size;
-    bool from_cache; /* build() found it in the kernel cache */
-    enum kiln_cc_kind kind;
-    unsigned flags; /* KILN_CC_FLAG_* */
-    /* KILN_CC_OBJECT and KILN_CC_LIBRARY: the module as bitcode, malloc()ed; no JIT. */
-    uint8_t *bitcode;
-    size_t bitcode_size;
-};
 
 /* State of one build, passed from stage to stage. */
 struct kiln_cc_build {
@@ -179,55 +124,6 @@ enum kiln_cc_status kiln_cc_optimize(struct kiln_cc_build *b);
 enum kiln_cc_status kiln_cc_optimize_o3(struct kiln_cc_build *b);
 /* On KILN_CC_OK *object is the emitted ELF object, owned by the caller. */
 enum kiln_cc_status kiln_cc_codegen(struct kiln_cc_build *b, LLVMMemoryBufferRef *object);
-/* Takes ownership of `object` in every case. */
-enum kiln_cc_status kiln_cc_jit_load(struct kiln_cc_build *b, LLVMMemoryBufferRef object);
-
-/*
- * Loads `object` into a new LLJIT of p and sets p->kernels[k].wg to the address of
- * wg_names[k]. Takes ownership of `object` in every case.
- */
-enum kiln_cc_status kiln_cc_jit_load_object(struct kiln_cc_program *p, struct kiln_cc_log *log,
-                                            LLVMMemoryBufferRef object,
-                                            const char *const *wg_names);
-
-/* The program container (container.c). Bump the version with any change to it. */
-#define KILN_CC_CONTAINER_VERSION 3
-#define KILN_CC_CONTAINER_HEADER  104
-struct kiln_cc_container {
-    uint8_t key[KILN_CC_HASH_SIZE];
-    const uint8_t *info, *object;
-    size_t info_size, object_size;
-};
-/* Serialises a built program; *out is malloc()ed. wg_names[k] is kernel k's symbol. */
-enum kiln_cc_status kiln_cc_container_write(const struct kiln_cc_program *p,
-                                            const char *const *wg_names, const char *log,
-                                            const uint8_t key[KILN_CC_HASH_SIZE],
-                                            const void *object, size_t object_size, uint8_t **out,
-                                            size_t *out_size);
-/* Checks magic, version, lengths, checksum and target; KILN_CC_INVALID_BINARY and a log line if any
- * is wrong. */
-enum kiln_cc_status kiln_cc_container_check(const uint8_t *data, size_t size,
-                                            struct kiln_cc_container *c, struct kiln_cc_log *log);
-/*
- * Checks the container (and that its key is `key`, unless NULL) and loads it into
- * the empty program p (kernels and JIT); *stored_log is the build log stored with
- * it (malloc()ed) on KILN_CC_OK.
- */
-enum kiln_cc_status kiln_cc_container_load(const uint8_t *data, size_t size, const uint8_t *key,
-                                           struct kiln_cc_program *p, struct kiln_cc_log *log,
-                                           char **stored_log);
-
-/* The kernel cache (cache.c). */
-/* "triple;cpu;features;llvm version;kiln format and build id", or NULL without a host. */
-const char *kiln_cc_target_id(void);
-/* False when the host could not be described. */
-bool kiln_cc_cache_key(const char *source, const char *options, uint8_t key[KILN_CC_HASH_SIZE]);
-bool kiln_cc_cache_enabled(void);
-/* The entry's bytes (malloc()ed) if a file exists for the key; not checked yet. */
-bool kiln_cc_cache_read(const uint8_t key[KILN_CC_HASH_SIZE], uint8_t **data, size_t *size);
-/* Stores an entry; failures are silent but for a note in `log` when a write failed. */
-void kiln_cc_cache_write(const uint8_t key[KILN_CC_HASH_SIZE], const uint8_t *data, size_t size,
-                         struct kiln_cc_log *log);
 
 /*
  * The fiber strategy, called by wg_wrapper.c for kernels with barriers when

@@ -79,9 +79,8 @@ static bool check_function(struct kiln_cc_build *b, LLVMValueRef fn)
 
     if (!LLVMIsDeclaration(fn) || !use || strncmp(name, "llvm.", 5) == 0)
         return true;
-    for (size_t i = 0; i < KILN_CC_NUM_RUNTIME_SYMBOLS; i++)
-        if (strcmp(name, kiln_cc_runtime_symbols[i].name) == 0)
-            return true;
+    if (strcmp(name, KILN_CC_FIBER_RUN) == 0 || strcmp(name, KILN_CC_FIBER_BARRIER) == 0)
+        return true;
     const char *kernel = user_kernel(LLVMGetUser(use));
     if (strcmp(name, KILN_CC_HOOK_CTX) == 0 || strcmp(name, KILN_CC_HOOK_LOCAL_ID) == 0 ||
         strcmp(name, KILN_CC_HOOK_LEADER) == 0) {

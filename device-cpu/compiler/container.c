@@ -24,7 +24,7 @@
  * truncated, corrupted or foreign container is refused with a reason, never
  * trusted.
  */
-#include "cc_internal.h"
+#include "cc_common.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -323,8 +323,8 @@ static bool read_info(struct in *in, struct kiln_cc_program *p, char ***wg_names
 }
 
 enum kiln_cc_status kiln_cc_container_load(const uint8_t *data, size_t size, const uint8_t *key,
-                                           struct kiln_cc_program *p, struct kiln_cc_log *log,
-                                           char **stored_log)
+                                           kiln_cc_code_loader load_code, struct kiln_cc_program *p,
+                                           struct kiln_cc_log *log, char **stored_log)
 {
     struct kiln_cc_container c;
     enum kiln_cc_status status = kiln_cc_container_check(data, size, &c, log);
@@ -353,13 +353,9 @@ enum kiln_cc_status kiln_cc_container_load(const uint8_t *data, size_t size, con
         p->bitcode_size = c.object_size;
         goto out_free_names;
     }
-    LLVMMemoryBufferRef object = LLVMCreateMemoryBufferWithMemoryRangeCopy(
-        (const char *)c.object, c.object_size, "kiln-program");
-    if (!object) {
-        status = KILN_CC_OUT_OF_MEMORY;
+    if (!load_code)
         goto out_free_names;
-    }
-    status = kiln_cc_jit_load_object(p, log, object, (const char *const *)wg_names);
+    status = load_code(c.object, c.object_size, (const char *const *)wg_names, p, log);
 out_free_names:
     for (unsigned i = 0; wg_names && i < p->num_kernels; i++)
         free(wg_names[i]);
@@ -369,4 +365,35 @@ out_free_names:
         *stored_log = NULL;
     }
     return status;
+}
+
+void kiln_cc_kernels_free(struct kiln_cc_program *p)
+{
+    for (unsigned i = 0; i < p->num_kernels; i++) {
+        struct kiln_cc_kernel *k = &p->kernels[i];
+        struct kiln_cc_arg *args = (struct kiln_cc_arg *)k->args;
+        for (unsigned j = 0; args && j < k->num_args; j++) {
+            free((char *)args[j].name);
+            free((char *)args[j].type_name);
+            free((char *)args[j].access_qual);
+            free((char *)args[j].type_qual);
+        }
+        free(args);
+        free((char *)k->name);
+        free((char *)k->attributes);
+    }
+    free(p->kernels);
+    p->kernels = NULL;
+    p->num_kernels = 0;
+}
+
+void kiln_cc_program_free(struct kiln_cc_program *p)
+{
+    if (!p)
+        return;
+    kiln_cc_kernels_free(p);
+    free(p->assembly);
+    free(p->binary);
+    free(p->bitcode);
+    free(p);
 }

@@ -1,6 +1,6 @@
 /*
  * Fiber runtime: what the work-group functions of the fiber strategy
- * (wg_fibers.c) call. The JIT binds these functions as absolute symbols, since
+ * (wg_fibers.c) call. The loader (elf_load.c) binds these functions by address, since
  * the process cannot look them up by name (libkiln-cc.so exports one symbol).
  *
  * kiln.fiber.run(args, ctx, item) runs one work-group: every work-item gets a
@@ -13,7 +13,7 @@
  * stacks follow, each with a small header at its low end whose canary catches a
  * work-item that overran its stack.
  */
-#include "cc_internal.h"
+#include "cc_common.h"
 #include "kiln_abi.h"
 
 #include <stdint.h>

@@ -300,23 +300,3 @@ enum kiln_cc_status kiln_cc_kernels_read(struct kiln_cc_build *b)
     }
     return status;
 }
-
-void kiln_cc_kernels_free(struct kiln_cc_program *p)
-{
-    for (unsigned i = 0; i < p->num_kernels; i++) {
-        struct kiln_cc_kernel *k = &p->kernels[i];
-        struct kiln_cc_arg *args = (struct kiln_cc_arg *)k->args;
-        for (unsigned j = 0; args && j < k->num_args; j++) {
-            free((char *)args[j].name);
-            free((char *)args[j].type_name);
-            free((char *)args[j].access_qual);
-            free((char *)args[j].type_qual);
-        }
-        free(args);
-        free((char *)k->name);
-        free((char *)k->attributes);
-    }
-    free(p->kernels);
-    p->kernels = NULL;
-    p->num_kernels = 0;
-}

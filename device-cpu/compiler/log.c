@@ -5,7 +5,7 @@
  * it, so a stage can report its real error and the driver turns the lost text into
  * KILN_CC_OUT_OF_MEMORY only where that matters.
  */
-#include "cc_internal.h"
+#include "cc_common.h"
 
 #include <stdarg.h>
 #include <stdio.h>

@@ -140,6 +140,19 @@ static int same_descriptions(const struct kiln_cc_program *a, const struct kiln_
     return 0;
 }
 
+/* Whether a file whose path contains `name` is mapped into this process. */
+static bool mapped(const char *name)
+{
+    FILE *f = fopen("/proc/self/maps", "r");
+    char line[1024];
+    bool found = false;
+    while (f && !found && fgets(line, sizeof(line), f))
+        found = strstr(line, name) != NULL;
+    if (f)
+        fclose(f);
+    return found;
+}
+
 /* Child mode: one build, its results, and whether it came from the cache. */
 static int child(const char *expect)
 {
@@ -152,6 +165,9 @@ static int child(const char *expect)
     else if (strcmp(expect, "miss") == 0)
         CHECK(!hit);
     CHECK(run_scale(p) == 0);
+    /* A hit, loaded and run, needs no LLVM: neither library may be in the process yet. */
+    if (hit)
+        CHECK(!mapped("libkiln-cc-llvm") && !mapped("libLLVM") && !mapped("libclang"));
     /* The descriptions equal those of a build that ran every stage. */
     char *dir = getenv("KILN_CACHE_DIR") ? strdup(getenv("KILN_CACHE_DIR")) : NULL;
     setenv("KILN_CACHE_DIR", "off", 1);
