@@ -33,7 +33,8 @@ static void kernel_destroy(struct kiln_object *obj)
     free(k);
 }
 
-static cl_int kernel_create(cl_program p, const struct kiln_cc_kernel *info, cl_kernel *out)
+static cl_int kernel_create(cl_program p, const struct kiln_cc_kernel *info, unsigned index,
+                            cl_kernel *out)
 {
     cl_kernel k = kiln_calloc(1, sizeof(*k));
     struct kiln_rt_arg *args = kiln_calloc(info->num_args ? info->num_args : 1, sizeof(*args));
@@ -48,6 +49,7 @@ static cl_int kernel_create(cl_program p, const struct kiln_cc_kernel *info, cl_
     kiln_rt_obj_hold(&p->obj);
     atomic_fetch_add_explicit(&p->num_kernel_objs, 1, memory_order_acq_rel);
     k->cc = info;
+    k->index = index;
     k->args = args;
     *out = k;
     return CL_SUCCESS;
@@ -81,16 +83,19 @@ cl_kernel CL_API_CALL clCreateKernel(cl_program program, const char *kernel_name
     if (err == CL_SUCCESS && kernel_name == NULL)
         err = KILN_ERR(CL_INVALID_VALUE, "kernel_name is NULL");
     const struct kiln_cc_kernel *info = NULL;
+    unsigned index = 0;
     if (err == CL_SUCCESS) {
         unsigned n = cc->num_kernels(built);
         for (unsigned i = 0; i < n && !info; i++)
-            if (strcmp(cc->kernel(built, i)->name, kernel_name) == 0)
+            if (strcmp(cc->kernel(built, i)->name, kernel_name) == 0) {
                 info = cc->kernel(built, i);
+                index = i;
+            }
         if (!info)
             err = KILN_ERR(CL_INVALID_KERNEL_NAME, "no kernel \"%s\" in the program", kernel_name);
     }
     if (err == CL_SUCCESS)
-        err = kernel_create(program, info, &k);
+        err = kernel_create(program, info, index, &k);
     kiln_set_errcode(errcode_ret, err);
     return k;
 }
@@ -111,7 +116,7 @@ cl_int CL_API_CALL clCreateKernelsInProgram(cl_program program, cl_uint num_kern
                         num_kernels, n);
     if (kernels) {
         for (unsigned i = 0; i < n; i++) {
-            err = kernel_create(program, cc->kernel(built, i), &kernels[i]);
+            err = kernel_create(program, cc->kernel(built, i), i, &kernels[i]);
             if (err != CL_SUCCESS) {
                 while (i--)
                     kiln_rt_obj_release(&kernels[i]->obj);
@@ -717,7 +722,6 @@ static cl_int enqueue_ndrange(cl_command_queue q, cl_kernel k, cl_uint dim, cons
     struct kiln_rt_ndrange *nd = &cmd->u.nd;
     nd->kernel = k;
     kiln_rt_obj_hold(&k->obj);
-    nd->wg = k->cc->wg;
     size_t chosen[3];
     if (!local) {
         pthread_mutex_lock(&k->program->lock);
@@ -737,7 +741,9 @@ static cl_int enqueue_ndrange(cl_command_queue q, cl_kernel k, cl_uint dim, cons
             (b->global_size[d] + b->enqueued_local_size[d] - 1) / b->enqueued_local_size[d];
         nd->groups[d] = b->num_groups[d];
     }
-    const struct kiln_cc_kernel *cc = k->cc;
+    /* A local-size variant's function needs its own scratch (variant.c). */
+    const struct kiln_cc_kernel *cc = kiln_rt_variant_for(k, dim, offset, global, local);
+    nd->wg = cc->wg;
     if (cc->scratch_fixed || cc->scratch_per_item) {
         size_t items =
             b->enqueued_local_size[0] * b->enqueued_local_size[1] * b->enqueued_local_size[2];
@@ -781,7 +787,7 @@ cl_kernel CL_API_CALL clCloneKernel(cl_kernel source_kernel, cl_int *errcode_ret
     cl_kernel k = NULL;
     cl_int err = kiln_rt_check_kernel(source_kernel);
     if (err == CL_SUCCESS)
-        err = kernel_create(source_kernel->program, source_kernel->cc, &k);
+        err = kernel_create(source_kernel->program, source_kernel->cc, source_kernel->index, &k);
     if (err == CL_SUCCESS) {
         pthread_mutex_lock(&source_kernel->lock);
         for (unsigned i = 0; err == CL_SUCCESS && i < k->cc->num_args; i++) {

@@ -19,6 +19,7 @@
  */
 #include "rt_internal.h"
 
+#include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -32,6 +33,7 @@ cl_int kiln_rt_check_program(cl_program p)
 static void program_destroy(struct kiln_object *obj)
 {
     cl_program p = (cl_program)obj;
+    kiln_rt_variants_free(p->variants, p->variant_rows);
     if (p->built) {
         const struct kiln_cc_interface *cc = NULL;
         if (kiln_rt_compiler(&cc) == CL_SUCCESS)
@@ -138,6 +140,19 @@ static cl_int check_program_devices(cl_program p, cl_uint num_devices,
     return CL_SUCCESS;
 }
 
+/*
+ * Build options starting with -kiln- are the runtime's own (-kiln-variant, variant.c): an
+ * application's are refused, so that only the runtime asks the compiler for a variant. A word
+ * starts after a blank or a double quote (the option parser drops quotes).
+ */
+static bool has_private_option(const char *options)
+{
+    for (const char *s = options; s && (s = strstr(s, "-kiln-")); s++)
+        if (s == options || isspace((unsigned char)s[-1]) || s[-1] == '"')
+            return true;
+    return false;
+}
+
 /* What a build, compile or link failure is called. */
 static cl_int failure_code(enum kiln_cc_status st, bool compile, const char *opts)
 {
@@ -215,6 +230,11 @@ static cl_int build(cl_program p, const char *options, bool compile,
 
     pthread_mutex_lock(&p->lock);
     struct kiln_cc_program *old = p->built;
+    /* The old executable's variants go with it. */
+    struct kiln_rt_variant *old_variants = p->variants;
+    unsigned old_rows = p->variant_rows;
+    p->variants = NULL;
+    p->variant_rows = 0;
     /* A binary's object or library stays when linking it failed. */
     if (input && !built)
         old = NULL;
@@ -226,6 +246,7 @@ static cl_int build(cl_program p, const char *options, bool compile,
     p->options = opts;
     p->status = err == CL_SUCCESS ? CL_BUILD_SUCCESS : CL_BUILD_ERROR;
     pthread_mutex_unlock(&p->lock);
+    kiln_rt_variants_free(old_variants, old_rows);
     if (old)
         cc->destroy(old);
     return err;
@@ -241,6 +262,9 @@ cl_int CL_API_CALL clBuildProgram(cl_program program, cl_uint num_devices,
         err = check_program_devices(program, num_devices, device_list);
     if (err == CL_SUCCESS && pfn_notify == NULL && user_data != NULL)
         err = KILN_ERR(CL_INVALID_VALUE, "user_data without pfn_notify");
+    if (err == CL_SUCCESS && has_private_option(options))
+        err = KILN_ERR(CL_INVALID_BUILD_OPTIONS,
+                       "build options starting with -kiln- are Kiln's own (\"%s\")", options);
     if (err == CL_SUCCESS && program->source == NULL && !program->from_binary)
         err = KILN_ERR(CL_INVALID_OPERATION, "the program has no source or binary to build");
     if (err != CL_SUCCESS)
@@ -603,6 +627,9 @@ cl_int CL_API_CALL clCompileProgram(cl_program program, cl_uint num_devices,
         err = check_program_devices(program, num_devices, device_list);
     if (err == CL_SUCCESS && pfn_notify == NULL && user_data != NULL)
         err = KILN_ERR(CL_INVALID_VALUE, "user_data without pfn_notify");
+    if (err == CL_SUCCESS && has_private_option(options))
+        err = KILN_ERR(CL_INVALID_COMPILER_OPTIONS,
+                       "compiler options starting with -kiln- are Kiln's own (\"%s\")", options);
     if (err == CL_SUCCESS && program->source == NULL)
         err = KILN_ERR(CL_INVALID_OPERATION, "the program has no source to compile");
     if (err == CL_SUCCESS)

@@ -470,6 +470,40 @@ cl_int kiln_rt_mem_create(cl_context ctx, cl_mem_object_type type, cl_mem_flags 
 /* Built (or compiled, for part of it) with -cl-uniform-work-group-size; p->lock held. */
 bool kiln_rt_program_uniform(cl_program p);
 
+/* ---- local-size variants (variant.c) -------------------------------------------- */
+
+/* Variants kept per program kernel; the launch count that builds one, unless KILN_VARIANTS. */
+#define KILN_RT_VARIANTS         4
+#define KILN_RT_VARIANT_LAUNCHES 4
+
+enum kiln_rt_variant_state {
+    KILN_VARIANT_FREE = 0,
+    KILN_VARIANT_COUNTING, /* launches counted; not built yet */
+    KILN_VARIANT_BUILDING, /* one thread builds it, without the program's lock */
+    KILN_VARIANT_READY,    /* built: cc is the kernel to launch */
+    KILN_VARIANT_FAILED,   /* the build failed; never tried again */
+};
+
+/* One (local size, offset is zero) pair of one program kernel; under the program's lock. */
+struct kiln_rt_variant {
+    size_t local[3];
+    bool zero_offset;
+    enum kiln_rt_variant_state state;
+    unsigned launches;
+    struct kiln_cc_program *built;   /* READY: the variant's program, owned */
+    const struct kiln_cc_kernel *cc; /* READY: its one kernel */
+};
+
+/*
+ * The kernel description to launch k with for this range: a variant's when one is built (or
+ * is built now, synchronously, on the launch that reaches the count), else k->cc. local is
+ * the local size the launch uses (given or chosen). Valid while k's program lives.
+ */
+const struct kiln_cc_kernel *kiln_rt_variant_for(cl_kernel k, cl_uint dim, const size_t *offset,
+                                                 const size_t *global, const size_t *local);
+/* Destroys the variants' programs of a table of `rows` kernels and frees it. */
+void kiln_rt_variants_free(struct kiln_rt_variant *table, unsigned rows);
+
 struct _cl_program {
     struct kiln_object obj;
     cl_context context; /* held */
@@ -484,6 +518,10 @@ struct _cl_program {
      * and clBuildProgram only makes it the program's executable. */
     bool from_binary;
     cl_device_id binary_device; /* from_binary: the device the binary was given for */
+    /* Local-size variants of `built`'s kernels (variant.c): KILN_RT_VARIANTS entries per
+     * kernel, allocated on the first launch that may use one; freed with `built`. */
+    struct kiln_rt_variant *variants; /* under lock */
+    unsigned variant_rows;            /* under lock */
 };
 
 struct kiln_rt_arg {
@@ -498,6 +536,7 @@ struct _cl_kernel {
     struct kiln_object obj;
     cl_program program; /* held */
     const struct kiln_cc_kernel *cc;
+    unsigned index;       /* cc is kernel `index` of the program's executable */
     pthread_mutex_t lock; /* guards args against concurrent clSetKernelArg */
     struct kiln_rt_arg *args;
 };

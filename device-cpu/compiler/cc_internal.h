@@ -52,6 +52,15 @@ struct kiln_cc_options {
     size_t num_cc1_args;
     bool opt_disable; /* -cl-opt-disable: no IR optimisation, fast code generation */
     bool uniform_wg;  /* -cl-uniform-work-group-size */
+    /*
+     * -kiln-variant=<kernel>:<lx>,<ly>,<lz>:<0|1>, which only the runtime appends (it refuses
+     * user options starting with -kiln-): build that one kernel for launches whose groups are
+     * all exactly variant_local, and with a zero global offset when variant_zero_offset.
+     * variant_kernel is malloc()ed, NULL for an ordinary build.
+     */
+    char *variant_kernel;
+    size_t variant_local[3];
+    bool variant_zero_offset;
 };
 
 enum kiln_cc_status kiln_cc_options_parse(const char *options, struct kiln_cc_options *out,
@@ -149,7 +158,9 @@ LLVMValueRef kiln_cc_ctx_field(LLVMBuilderRef bld, LLVMContextRef ctx, LLVMValue
  * wg_wrapper.c: the local size in dimension d when it is known at compile time, else 0. It
  * is when the program makes every work-group full (-cl-uniform-work-group-size, OpenCL C
  * 1.x) and the kernel has reqd_work_group_size: the runtime launches it with that size
- * only. Then the work-item loops get constant trip counts.
+ * only; and in a local-size variant's build (-kiln-variant) for its kernel, which the
+ * runtime uses for full groups of that size only. Then the work-item loops get constant
+ * trip counts.
  */
 size_t kiln_cc_fixed_local_size(const struct kiln_cc_build *b, const struct kiln_cc_kernel *k,
                                 int d);

@@ -1,7 +1,7 @@
 /*
  * Code generation stage: emits the optimised module as an ELF object in memory.
  *
- * Position-independent code with the small code model: the JIT may place the code
+ * Position-independent code with the small code model: the loader may place the code
  * anywhere in the address space, far from libc, and PIC reaches outside symbols
  * through the GOT instead of 32-bit absolute relocations.
  * With KILN_KEEP_ASM=1 the assembly text is kept as well (for tests and for

@@ -229,6 +229,18 @@ static bool is_kernel(LLVMValueRef fn)
     return !LLVMIsDeclaration(fn) && LLVMGetFunctionCallConv(fn) == KILN_CC_SPIR_KERNEL_CC;
 }
 
+/*
+ * A kernel this build makes a work-group function for: every kernel, but in a local-size
+ * variant's build (-kiln-variant) only the one it specialises. The others are then plain
+ * functions that the work-group stage inlines where a kernel calls them and otherwise drops,
+ * so the variant costs the compile time of its own kernel only.
+ */
+static bool is_built_kernel(const struct kiln_cc_build *b, LLVMValueRef fn)
+{
+    const char *only = b->opts->variant_kernel;
+    return is_kernel(fn) && (!only || strcmp(LLVMGetValueName(fn), only) == 0);
+}
+
 static enum kiln_cc_status read_kernel(struct kiln_cc_build *b, LLVMValueRef fn,
                                        struct kiln_cc_kernel *k)
 {
@@ -277,7 +289,12 @@ enum kiln_cc_status kiln_cc_kernels_read(struct kiln_cc_build *b)
     unsigned n = 0;
 
     for (LLVMValueRef fn = LLVMGetFirstFunction(b->mod); fn; fn = LLVMGetNextFunction(fn))
-        n += is_kernel(fn);
+        n += is_built_kernel(b, fn);
+    if (n == 0 && b->opts->variant_kernel) {
+        kiln_cc_log_printf(b->log, "error: no kernel '%s' to build a variant of\n",
+                           b->opts->variant_kernel);
+        return KILN_CC_BUILD_FAILED;
+    }
     /* Function order in Clang's module is source order, which kernel(i) promises. */
     p->kernels = calloc(n ? n : 1, sizeof(*p->kernels));
     b->kernel_fns = calloc(n ? n : 1, sizeof(*b->kernel_fns));
@@ -286,7 +303,7 @@ enum kiln_cc_status kiln_cc_kernels_read(struct kiln_cc_build *b)
         return KILN_CC_OUT_OF_MEMORY;
 
     for (LLVMValueRef fn = LLVMGetFirstFunction(b->mod); fn; fn = LLVMGetNextFunction(fn)) {
-        if (!is_kernel(fn))
+        if (!is_built_kernel(b, fn))
             continue;
         b->kernel_fns[p->num_kernels] = fn;
         /* Count first, so kiln_cc_kernels_free also frees a half-read kernel. */

@@ -242,10 +242,28 @@ out_free:
     return status;
 }
 
+/* Whether this build is a local-size variant (-kiln-variant) of kernel k. */
+static bool is_variant(const struct kiln_cc_build *b, const struct kiln_cc_kernel *k)
+{
+    return b->opts->variant_kernel && strcmp(b->opts->variant_kernel, k->name) == 0;
+}
+
+/*
+ * Also fixed: in a local-size variant, whose launches the runtime keeps to groups of exactly
+ * the variant's size (every group full: global % local == 0 in each dimension).
+ */
 size_t kiln_cc_fixed_local_size(const struct kiln_cc_build *b, const struct kiln_cc_kernel *k,
                                 int d)
 {
+    if (is_variant(b, k))
+        return b->opts->variant_local[d];
     return b->opts->uniform_wg ? k->reqd_work_group_size[d] : 0;
+}
+
+/* Whether kernel k's global offset is always zero: a variant built for such launches. */
+static bool zero_offset(const struct kiln_cc_build *b, const struct kiln_cc_kernel *k)
+{
+    return is_variant(b, k) && b->opts->variant_zero_offset;
 }
 
 /* ctx->local_size[d], or the constant it always is (kiln_cc_fixed_local_size). */
@@ -715,17 +733,22 @@ static enum kiln_cc_status simplify_wrapper(struct kiln_cc_build *b, LLVMValueRe
 /*
  * With a local size known at compile time (kiln_cc_fixed_local_size), the kernel's own
  * reads of it (get_local_size, get_enqueued_local_size: ctx->local_size and
- * ctx->enqueued_local_size, equal when every group is full) become that constant too.
+ * ctx->enqueued_local_size, equal when every group is full) become that constant too; in a
+ * variant for launches without a global offset, so do its reads of ctx->global_offset
+ * (get_global_id, get_global_offset), which become 0.
  */
 static void fold_fixed_local_size(struct kiln_cc_build *b, unsigned k, LLVMValueRef fn,
                                   LLVMValueRef wg_ctx)
 {
     const struct kiln_cc_kernel *info = &b->prog->kernels[k];
-    if (!kiln_cc_fixed_local_size(b, info, 0))
+    bool fixed = kiln_cc_fixed_local_size(b, info, 0) != 0, zero = zero_offset(b, info);
+    if (!fixed && !zero)
         return;
     LLVMTargetDataRef td = LLVMGetModuleDataLayout(b->mod);
-    const long long fields[2] = {offsetof(struct kiln_wg_ctx, local_size),
-                                 offsetof(struct kiln_wg_ctx, enqueued_local_size)};
+    const long long fields[3] = {offsetof(struct kiln_wg_ctx, local_size),
+                                 offsetof(struct kiln_wg_ctx, enqueued_local_size),
+                                 offsetof(struct kiln_wg_ctx, global_offset)};
+    const bool wanted[3] = {fixed, fixed, zero};
     for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(fn); bb; bb = LLVMGetNextBasicBlock(bb)) {
         LLVMValueRef in = LLVMGetFirstInstruction(bb);
         while (in) {
@@ -734,9 +757,11 @@ static void fold_fixed_local_size(struct kiln_cc_build *b, unsigned k, LLVMValue
                 LLVMGetTypeKind(LLVMTypeOf(in)) == LLVMIntegerTypeKind &&
                 LLVMGetIntTypeWidth(LLVMTypeOf(in)) == 64) {
                 long long off = offset_from(td, LLVMGetOperand(in, 0), wg_ctx);
-                for (int f = 0; f < 2 && off >= 0; f++)
-                    if (off >= fields[f] && off < fields[f] + 24 && (off - fields[f]) % 8 == 0) {
-                        size_t v = kiln_cc_fixed_local_size(b, info, (int)((off - fields[f]) / 8));
+                for (int f = 0; f < 3 && off >= 0; f++)
+                    if (wanted[f] && off >= fields[f] && off < fields[f] + 24 &&
+                        (off - fields[f]) % 8 == 0) {
+                        int d = (int)((off - fields[f]) / 8);
+                        size_t v = f < 2 ? kiln_cc_fixed_local_size(b, info, d) : 0;
                         LLVMReplaceAllUsesWith(in, LLVMConstInt(LLVMTypeOf(in), v, 0));
                         LLVMInstructionEraseFromParent(in);
                         break;
@@ -745,6 +770,33 @@ static void fold_fixed_local_size(struct kiln_cc_build *b, unsigned k, LLVMValue
             in = next;
         }
     }
+}
+
+/*
+ * A variant's build (-kiln-variant) is a second loaded copy of the program beside the
+ * generic one: a program-scope variable the kernel can write would exist twice, and the
+ * launches that use the variant would not see what the others stored. Such a variant is
+ * refused (the runtime then keeps the generic function). Read-only data (__constant,
+ * string literals) is fine, as every copy holds the same bytes.
+ */
+static enum kiln_cc_status check_variant_globals(struct kiln_cc_build *b)
+{
+    if (!b->opts->variant_kernel)
+        return KILN_CC_OK;
+    for (LLVMValueRef g = LLVMGetFirstGlobal(b->mod); g; g = LLVMGetNextGlobal(g)) {
+        unsigned as = LLVMGetPointerAddressSpace(LLVMTypeOf(g));
+        if (LLVMIsDeclaration(g) || LLVMIsGlobalConstant(g) || as == KILN_CC_AS_CONSTANT ||
+            as == KILN_CC_AS_LOCAL)
+            continue;
+        size_t len;
+        const char *name = LLVMGetValueName2(g, &len);
+        kiln_cc_log_printf(b->log,
+                           "error: no variant of kernel '%s': the program-scope variable "
+                           "'%.*s' would have a second copy\n",
+                           b->opts->variant_kernel, (int)len, name);
+        return KILN_CC_BUILD_FAILED;
+    }
+    return KILN_CC_OK;
 }
 
 enum kiln_cc_status kiln_cc_wrappers_build(struct kiln_cc_build *b)
@@ -791,7 +843,9 @@ enum kiln_cc_status kiln_cc_wrappers_build(struct kiln_cc_build *b)
         status = replace_hook(b, KILN_CC_HOOK_LEADER, loops);
     for (unsigned k = 0; k < n && status == KILN_CC_OK; k++) {
         mark_constant_loads(b, loops[k].fibers ? loops[k].body : b->wrappers[k]);
-        if (!loops[k].fibers && !flat[k] && kiln_cc_fixed_local_size(b, &b->prog->kernels[k], 0))
+        if (!loops[k].fibers && !flat[k] &&
+            (kiln_cc_fixed_local_size(b, &b->prog->kernels[k], 0) ||
+             zero_offset(b, &b->prog->kernels[k])))
             status = simplify_wrapper(b, b->wrappers[k]);
         if (!loops[k].fibers)
             fold_fixed_local_size(b, k, b->wrappers[k], LLVMGetParam(b->wrappers[k], 1));
@@ -800,6 +854,8 @@ enum kiln_cc_status kiln_cc_wrappers_build(struct kiln_cc_build *b)
         else
             tag_shared_accesses(b, b->wrappers[k], loops[k].access_group);
     }
+    if (status == KILN_CC_OK)
+        status = check_variant_globals(b);
     free(groups);
     free(flat);
     free(loops);

@@ -1213,6 +1213,111 @@ static size_t count_of(const char *text, const char *what)
     return n;
 }
 
+/*
+ * Local-size variants (-kiln-variant=<kernel>:<lx>,<ly>,<lz>:<zero offset>, which the runtime
+ * appends): the named kernel alone is built, with the local size a constant (its
+ * get_local_size() folds, as with reqd_work_group_size) and, with a zero offset, its
+ * get_global_offset() and the offset in get_global_id() folded to 0. The generic build of the
+ * same non-uniform (CL2.0) program has none of these constants. The variants also run right
+ * on full groups, and malformed or impossible requests fail.
+ */
+static int test_variants(void)
+{
+    static const char src[] =
+        "kernel void k(global uint *p) { p[get_global_id(0)] = get_local_size(0) + 1000; }\n"
+        "kernel void o(global uint *p)\n"
+        "{\n"
+        "    p[get_global_id(0) - get_global_offset(0)] = get_global_offset(0) + 3000;\n"
+        "}\n"
+        "kernel void b(global uint *p, local uint *t)\n"
+        "{\n"
+        "    t[get_local_id(0)] = get_enqueued_local_size(0) + 2000;\n"
+        "    barrier(CLK_LOCAL_MEM_FENCE);\n"
+        "    p[get_global_id(0)] = t[get_local_size(0) - 1 - get_local_id(0)];\n"
+        "}\n";
+    static const struct {
+        const char *options;
+        const char *kernel;   /* the one kernel of a variant's build, NULL: all three */
+        bool local_fixed;     /* "i32 1064" (k at 64) or "i32 2032" (b at 32) */
+        bool offset_constant; /* "i32 3000": o's store with the offset folded */
+    } builds[] = {
+        {"-cl-std=CL2.0", NULL, false, false},
+        {"-cl-std=CL2.0 -kiln-variant=k:64,1,1:0", "k", true, false},
+        {"-cl-std=CL2.0 -kiln-variant=o:16,1,1:0", "o", false, false},
+        {"-cl-std=CL2.0 -kiln-variant=o:16,1,1:1", "o", false, true},
+        {"-kiln-variant=b:32,1,1:1 -cl-std=CL2.0", "b", true, false},
+    };
+    char *o_fn[3] = {NULL, NULL, NULL}; /* o's in the generic build, at offset any, zero */
+    unsetenv("KILN_BARRIER_STRATEGY");
+    for (size_t i = 0; i < sizeof(builds) / sizeof(builds[0]); i++) {
+        struct kiln_cc_program *p = NULL;
+        char *log = NULL;
+        char *text = build_dumped_ir(src, builds[i].options, "8-optimized", &p, &log);
+        CHECK(text && p);
+        const char *name = builds[i].kernel;
+        CHECK(cc->num_kernels(p) == (name ? 1u : 3u));
+        if (name)
+            CHECK(strcmp(cc->kernel(p, 0)->name, name) == 0);
+        const char *fixed = name && name[0] == 'b' ? "i32 2032" : "i32 1064";
+        CHECK((strstr(text, fixed) != NULL) == builds[i].local_fixed);
+        CHECK((strstr(text, "i32 3000") != NULL) == builds[i].offset_constant);
+        CHECK((strstr(text, "define void @kiln.wg.o(") != NULL) == (!name || name[0] == 'o'));
+        /* Full groups at the variant's size, a zero offset: the results match the generic. */
+        uint32_t out[128];
+        void *arg = out, *args[2] = {&arg, NULL};
+        size_t zero[1] = {0}, global[1] = {128}, t_offset = 0;
+        args[1] = &t_offset;
+        static uint32_t arena[1024];
+        const struct kiln_cc_kernel *kk = find_kernel(p, name ? name : "b");
+        size_t local[1] = {name && name[0] == 'k' ? 64 : name && name[0] == 'o' ? 16 : 32};
+        memset(out, 0, sizeof(out));
+        run_ndrange(kk, args, 1, zero, global, local, arena);
+        uint32_t want = kk->name[0] == 'k' ? 1064u : kk->name[0] == 'o' ? 3000u : 2032u;
+        for (size_t j = 0; j < 128; j++)
+            CHECK(out[j] == want);
+        if (i < 4 && (!name || name[0] == 'o'))
+            o_fn[i == 0 ? 0 : i - 1] = wg_function(text, "o");
+        free(text);
+        free(log);
+        cc->destroy(p);
+    }
+    /*
+     * The work-item loops of o: the generic function reads the group's size from ctx (at byte
+     * 72, local_size[0]) for their bounds, a variant does not; the zero-offset variant loads
+     * one value less from ctx than the other (global_offset[0]).
+     */
+    CHECK(o_fn[0] && o_fn[1] && o_fn[2]);
+    CHECK(strstr(o_fn[0], "ptr %1, i64 72"));
+    CHECK(!strstr(o_fn[1], "ptr %1, i64 72") && !strstr(o_fn[2], "ptr %1, i64 72"));
+    CHECK(count_of(o_fn[2], "load i64") + 1 == count_of(o_fn[1], "load i64"));
+    for (int i = 0; i < 3; i++)
+        free(o_fn[i]);
+
+    static const char *const malformed[] = {"malformed build option '-kiln-variant=", NULL};
+    static const char *const bad[] = {
+        "-kiln-variant=k:0,1,1:1",
+        "-kiln-variant=k:64,1:1",
+        "-kiln-variant=:64,1,1:1",
+        "-kiln-variant=k:64,1,1:2",
+        "-kiln-variant=k:64,1,1:1 -kiln-variant=k:64,1,1:1",
+        "-kiln-variant=k:64,1,1",
+        "-kiln-variant=k:99999999999999999999,1,1:0",
+    };
+    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+        if (expect_failure(src, bad[i], KILN_CC_INVALID_OPTIONS, malformed))
+            return 1;
+    static const char *const missing[] = {"no kernel 'zz' to build a variant of", NULL};
+    static const char globals[] = "global int count;\n"
+                                  "kernel void g(global int *p) { p[0] = count++; }\n";
+    static const char *const copy[] = {
+        "no variant of kernel 'g': the program-scope variable 'count' would have a second copy",
+        NULL};
+    return expect_failure(src, "-cl-std=CL2.0 -kiln-variant=zz:8,1,1:0", KILN_CC_BUILD_FAILED,
+                          missing) ||
+           expect_failure(globals, "-cl-std=CL2.0 -kiln-variant=g:8,1,1:0", KILN_CC_BUILD_FAILED,
+                          copy);
+}
+
 #define NBODY_SOURCE                                                                               \
     "kernel void nbody(global const float4 *restrict pos, global float4 *restrict acc,\n"          \
     "                  int n, float eps2)\n"                                                       \
@@ -1529,6 +1634,7 @@ static const struct test tests[] = {
     {"barrier_fibers", test_barrier_fibers},
     {"barrier_memory", test_barrier_memory},
     {"fixed_local_size", test_fixed_local_size},
+    {"variants", test_variants},
     {"narrow_loops", test_narrow_loops},
     {"unsupported_refused", test_unsupported_refused},
     {"invalid_options", test_invalid_options},

@@ -1,0 +1,191 @@
+/*
+ * Local-size variants (docs/compiler.md, "Local-size variants"): a kernel launched again
+ * and again with one local size gets a second work-group function built for that size, and
+ * for a zero global offset when its launches have one, so that its work-item loops have
+ * constant trip counts and its get_local_size() and get_global_offset() reads are constants.
+ *
+ * Per program kernel (its index in the program's executable, shared by every cl_kernel made
+ * from it) a table of KILN_RT_VARIANTS entries counts the launches of each (local size,
+ * offset is zero) pair whose groups are all full. On the KILN_VARIANTS-th launch of a pair
+ * (default 4) the launching thread builds the variant synchronously: the compiler's build()
+ * of the program's source and options plus -kiln-variant=<kernel>:<lx>,<ly>,<lz>:<0|1>, a
+ * build option only the runtime may give (clBuildProgram refuses it). The kernel cache keys
+ * entries on the options, so each variant is cached like a program and a later process
+ * loads it instead of compiling. The variant's program lives as long as the program's
+ * executable: commands that use it hold their kernel, which holds the program.
+ *
+ * Only programs built from source have variants: a binary's or a linked program's
+ * executable has no source to build one from. A variant that fails to build (the compiler
+ * refuses variants of programs with program-scope variables) is remembered and never tried
+ * again; its launches keep the generic function.
+ *
+ * Locking: the table is under the program's lock, a leaf. The build runs without it: the
+ * entry is BUILDING meanwhile, so no other thread builds the same variant, and the other
+ * launches of that pair use the generic function until it is READY. Entries are never
+ * moved while BUILDING, and the table is freed only with the executable, which cannot be
+ * replaced while a kernel object (such as the launching thread's) exists.
+ */
+#include "rt_internal.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* 0 (variants off) or the launch count at which a variant is built: KILN_VARIANTS. */
+static unsigned threshold;
+static pthread_once_t threshold_once = PTHREAD_ONCE_INIT;
+
+static void read_threshold(void)
+{
+    const char *env = getenv("KILN_VARIANTS");
+    threshold = KILN_RT_VARIANT_LAUNCHES;
+    if (!env || !*env)
+        return;
+    if (strcmp(env, "off") == 0) {
+        threshold = 0;
+        return;
+    }
+    char *end;
+    unsigned long n = strtoul(env, &end, 10);
+    if (*end == '\0' && n <= 1000000)
+        threshold = (unsigned)n;
+}
+
+void kiln_rt_variants_free(struct kiln_rt_variant *table, unsigned rows)
+{
+    const struct kiln_cc_interface *cc = NULL;
+    if (!table || kiln_rt_compiler(&cc) != CL_SUCCESS) {
+        free(table);
+        return;
+    }
+    for (unsigned i = 0; i < rows * KILN_RT_VARIANTS; i++)
+        if (table[i].built)
+            cc->destroy(table[i].built);
+    free(table);
+}
+
+/*
+ * The entry of the pair in row `row`: its own, else a free one or the least launched of those
+ * still counting, started afresh; NULL when every entry is built, failed or being built.
+ * Under p->lock.
+ */
+static struct kiln_rt_variant *entry_for(struct kiln_rt_variant *row, const size_t *local,
+                                         bool zero)
+{
+    struct kiln_rt_variant *unused = NULL, *least = NULL;
+    for (unsigned i = 0; i < KILN_RT_VARIANTS; i++) {
+        struct kiln_rt_variant *v = &row[i];
+        if (v->state == KILN_VARIANT_FREE) {
+            if (!unused)
+                unused = v;
+            continue;
+        }
+        if (v->zero_offset == zero && memcmp(v->local, local, sizeof(v->local)) == 0)
+            return v;
+        if (v->state == KILN_VARIANT_COUNTING && (!least || v->launches < least->launches))
+            least = v;
+    }
+    struct kiln_rt_variant *v = unused ? unused : least;
+    if (v) {
+        *v = (struct kiln_rt_variant){.state = KILN_VARIANT_COUNTING, .zero_offset = zero};
+        memcpy(v->local, local, sizeof(v->local));
+    }
+    return v;
+}
+
+/*
+ * Builds the variant `v` of kernel k (v is BUILDING, p->lock not held) from the program's
+ * source and `options`; on success v->built and v->cc are set. Returns whether it worked.
+ */
+static bool build_variant(cl_kernel k, const char *options, struct kiln_rt_variant *v)
+{
+    const struct kiln_cc_interface *cc = NULL;
+    const char *name = k->cc->name;
+    size_t len = strlen(options) + strlen(name) + 128;
+    char *opts = kiln_malloc(len);
+    if (!opts || kiln_rt_compiler(&cc) != CL_SUCCESS) {
+        free(opts);
+        return false;
+    }
+    snprintf(opts, len, "%s -kiln-variant=%s:%zu,%zu,%zu:%d", options, name, v->local[0],
+             v->local[1], v->local[2], v->zero_offset ? 1 : 0);
+    struct kiln_cc_program *built = NULL;
+    char *log = NULL;
+    enum kiln_cc_status st = cc->build(k->program->source, opts, &built, &log);
+    free(opts);
+    const struct kiln_cc_kernel *info =
+        st == KILN_CC_OK && cc->num_kernels(built) == 1 ? cc->kernel(built, 0) : NULL;
+    /* The same source and options: only the work-group function and its scratch differ. */
+    if (info && (strcmp(info->name, name) != 0 || info->num_args != k->cc->num_args ||
+                 info->local_mem_static != k->cc->local_mem_static))
+        info = NULL;
+    if (info) {
+        KILN_LOG(KILN_DBG_CC, "program %p: kernel %s: variant %zux%zux%zu%s %s", (void *)k->program,
+                 name, v->local[0], v->local[1], v->local[2],
+                 v->zero_offset ? " with a zero offset" : "",
+                 cc->from_cache(built) ? "loaded from the kernel cache" : "built");
+        v->built = built;
+        v->cc = info;
+    } else {
+        const char *why = log && *log ? log : "the build gave no kernel";
+        KILN_LOG(KILN_DBG_CC, "program %p: kernel %s: no variant %zux%zux%zu%s: %.*s",
+                 (void *)k->program, name, v->local[0], v->local[1], v->local[2],
+                 v->zero_offset ? " with a zero offset" : "", (int)strcspn(why, "\n"), why);
+        if (built)
+            cc->destroy(built);
+    }
+    free(log);
+    return info != NULL;
+}
+
+const struct kiln_cc_kernel *kiln_rt_variant_for(cl_kernel k, cl_uint dim, const size_t *offset,
+                                                 const size_t *global, const size_t *local)
+{
+    cl_program p = k->program;
+    pthread_once(&threshold_once, read_threshold);
+    if (threshold == 0 || !p->source || p->from_binary)
+        return k->cc;
+    size_t size[3] = {1, 1, 1};
+    bool zero = true;
+    for (cl_uint d = 0; d < dim; d++) {
+        if (global[d] % local[d] != 0)
+            return k->cc; /* a partial group: the generic function */
+        size[d] = local[d];
+        zero &= !offset || offset[d] == 0;
+    }
+    const struct kiln_cc_interface *cc = NULL;
+    if (kiln_rt_compiler(&cc) != CL_SUCCESS)
+        return k->cc;
+
+    const struct kiln_cc_kernel *use = k->cc;
+    char *options = NULL;
+    pthread_mutex_lock(&p->lock);
+    /* A required size in a program of full groups is a constant already; only a zero offset
+     * would be new. */
+    bool fixed = k->cc->reqd_work_group_size[0] && kiln_rt_program_uniform(p);
+    if (!p->variants && !(fixed && !zero)) {
+        p->variant_rows = cc->num_kernels(p->built);
+        p->variants = kiln_calloc((size_t)p->variant_rows * KILN_RT_VARIANTS, sizeof(*p->variants));
+    }
+    struct kiln_rt_variant *v =
+        p->variants && k->index < p->variant_rows && !(fixed && !zero)
+            ? entry_for(&p->variants[(size_t)k->index * KILN_RT_VARIANTS], size, zero)
+            : NULL;
+    if (v && v->state == KILN_VARIANT_READY)
+        use = v->cc;
+    if (v && v->state == KILN_VARIANT_COUNTING && ++v->launches >= threshold) {
+        options = kiln_strdup(p->options ? p->options : "");
+        if (options)
+            v->state = KILN_VARIANT_BUILDING;
+    }
+    pthread_mutex_unlock(&p->lock);
+    if (!options)
+        return use;
+
+    bool ok = build_variant(k, options, v);
+    free(options);
+    pthread_mutex_lock(&p->lock);
+    v->state = ok ? KILN_VARIANT_READY : KILN_VARIANT_FAILED;
+    pthread_mutex_unlock(&p->lock);
+    return ok ? v->cc : k->cc;
+}
