@@ -142,6 +142,20 @@ static enum kiln_cc_status load_made(struct kiln_cc_program **made, struct kiln_
     return KILN_CC_OK;
 }
 
+/*
+ * Takes what the back end answered: its log into `log`, and an executable it made
+ * (status KILN_CC_OK) loaded here (load_made).
+ */
+static enum kiln_cc_status take_made(enum kiln_cc_status status, struct kiln_cc_program **made,
+                                     char *made_log, struct kiln_cc_log *log)
+{
+    kiln_cc_log_append(log, made_log ? made_log : "");
+    free(made_log);
+    if (status == KILN_CC_OK && (*made)->kind == KILN_CC_EXECUTABLE)
+        status = load_made(made, log);
+    return status;
+}
+
 /* Whether this build may use the cache: tracing builds must run every stage. */
 static bool cache_wanted(void)
 {
@@ -204,10 +218,7 @@ static enum kiln_cc_status build(const char *source, const char *options,
     struct kiln_cc_program *p = NULL;
     char *made_log = NULL;
     enum kiln_cc_status status = be->build(source, options, key, &p, &made_log);
-    kiln_cc_log_append(&log, made_log ? made_log : "");
-    free(made_log);
-    if (status == KILN_CC_OK)
-        status = load_made(&p, &log);
+    status = take_made(status, &p, made_log, &log);
     if (status == KILN_CC_OK && use_cache)
         kiln_cc_cache_write(key, p->binary, p->binary_size, &log);
     return finish(status, p, &log, out, log_out);
@@ -258,10 +269,7 @@ static enum kiln_cc_status link(const struct kiln_cc_program *const *inputs, uns
     struct kiln_cc_program *p = NULL;
     char *made_log = NULL;
     enum kiln_cc_status status = be->link(inputs, num_inputs, options, &p, &made_log);
-    kiln_cc_log_append(&log, made_log ? made_log : "");
-    free(made_log);
-    if (status == KILN_CC_OK && p->kind == KILN_CC_EXECUTABLE)
-        status = load_made(&p, &log);
+    status = take_made(status, &p, made_log, &log);
     return finish(status, p, &log, out, log_out);
 }
 
