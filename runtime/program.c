@@ -33,7 +33,8 @@ cl_int kiln_rt_check_program(cl_program p)
 static void program_destroy(struct kiln_object *obj)
 {
     cl_program p = (cl_program)obj;
-    kiln_rt_variants_free(p->variants, p->variant_rows);
+    kiln_rt_variants_free(atomic_load_explicit(&p->variants, memory_order_relaxed),
+                          p->variant_rows);
     if (p->built) {
         const struct kiln_cc_interface *cc = NULL;
         if (kiln_rt_compiler(&cc) == CL_SUCCESS)
@@ -231,9 +232,9 @@ static cl_int build(cl_program p, const char *options, bool compile,
     pthread_mutex_lock(&p->lock);
     struct kiln_cc_program *old = p->built;
     /* The old executable's variants go with it. */
-    struct kiln_rt_variant *old_variants = p->variants;
+    struct kiln_rt_variant *old_variants = atomic_load_explicit(&p->variants, memory_order_relaxed);
     unsigned old_rows = p->variant_rows;
-    p->variants = NULL;
+    atomic_store_explicit(&p->variants, NULL, memory_order_relaxed);
     p->variant_rows = 0;
     /* A binary's object or library stays when linking it failed. */
     if (input && !built)

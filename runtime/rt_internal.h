@@ -485,10 +485,15 @@ enum kiln_rt_variant_state {
 };
 
 /* One (local size, offset is zero) pair of one program kernel; under the program's lock. */
+/*
+ * An entry's fields change under the program's lock only, and never once it is READY or
+ * FAILED: a launch that reads `state` (acquire) as one of those may read the rest without
+ * the lock (variant.c).
+ */
 struct kiln_rt_variant {
     size_t local[3];
     bool zero_offset;
-    enum kiln_rt_variant_state state;
+    _Atomic int state; /* enum kiln_rt_variant_state */
     unsigned launches;
     struct kiln_cc_program *built;   /* READY: the variant's program, owned */
     const struct kiln_cc_kernel *cc; /* READY: its one kernel */
@@ -520,8 +525,9 @@ struct _cl_program {
     cl_device_id binary_device; /* from_binary: the device the binary was given for */
     /* Local-size variants of `built`'s kernels (variant.c): KILN_RT_VARIANTS entries per
      * kernel, allocated on the first launch that may use one; freed with `built`. */
-    struct kiln_rt_variant *variants; /* under lock */
-    unsigned variant_rows;            /* under lock */
+    /* Set once under lock, rows first; a launch may read them without it (variant.c). */
+    _Atomic(struct kiln_rt_variant *) variants;
+    unsigned variant_rows;
 };
 
 struct kiln_rt_arg {

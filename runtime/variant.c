@@ -23,7 +23,9 @@
  * entry is BUILDING meanwhile, so no other thread builds the same variant, and the other
  * launches of that pair use the generic function until it is READY. Entries are never
  * moved while BUILDING, and the table is freed only with the executable, which cannot be
- * replaced while a kernel object (such as the launching thread's) exists.
+ * replaced while a kernel object (such as the launching thread's) exists. A READY or FAILED
+ * entry never changes again, so a launch of its pair finds it without the lock (settled()):
+ * once a pair is settled its launches cost a scan of four entries, no lock.
  */
 #include "rt_internal.h"
 
@@ -75,22 +77,47 @@ static struct kiln_rt_variant *entry_for(struct kiln_rt_variant *row, const size
     struct kiln_rt_variant *unused = NULL, *least = NULL;
     for (unsigned i = 0; i < KILN_RT_VARIANTS; i++) {
         struct kiln_rt_variant *v = &row[i];
-        if (v->state == KILN_VARIANT_FREE) {
+        int state = atomic_load_explicit(&v->state, memory_order_relaxed);
+        if (state == KILN_VARIANT_FREE) {
             if (!unused)
                 unused = v;
             continue;
         }
         if (v->zero_offset == zero && memcmp(v->local, local, sizeof(v->local)) == 0)
             return v;
-        if (v->state == KILN_VARIANT_COUNTING && (!least || v->launches < least->launches))
+        if (state == KILN_VARIANT_COUNTING && (!least || v->launches < least->launches))
             least = v;
     }
     struct kiln_rt_variant *v = unused ? unused : least;
     if (v) {
-        *v = (struct kiln_rt_variant){.state = KILN_VARIANT_COUNTING, .zero_offset = zero};
         memcpy(v->local, local, sizeof(v->local));
+        v->zero_offset = zero;
+        v->launches = 0;
+        v->built = NULL;
+        v->cc = NULL;
+        atomic_store_explicit(&v->state, KILN_VARIANT_COUNTING, memory_order_relaxed);
     }
     return v;
+}
+
+/*
+ * Without the lock: the kernel to launch when the pair's entry is settled (READY: its
+ * variant; FAILED: the generic kernel), else NULL.
+ */
+static const struct kiln_cc_kernel *settled(cl_kernel k, const size_t *local, bool zero)
+{
+    struct kiln_rt_variant *table =
+        atomic_load_explicit(&k->program->variants, memory_order_acquire);
+    if (!table || k->index >= k->program->variant_rows)
+        return NULL;
+    struct kiln_rt_variant *row = &table[(size_t)k->index * KILN_RT_VARIANTS];
+    for (unsigned i = 0; i < KILN_RT_VARIANTS; i++) {
+        int state = atomic_load_explicit(&row[i].state, memory_order_acquire);
+        if ((state == KILN_VARIANT_READY || state == KILN_VARIANT_FAILED) &&
+            row[i].zero_offset == zero && memcmp(row[i].local, local, sizeof(row[i].local)) == 0)
+            return state == KILN_VARIANT_READY ? row[i].cc : k->cc;
+    }
+    return NULL;
 }
 
 /*
@@ -153,6 +180,9 @@ const struct kiln_cc_kernel *kiln_rt_variant_for(cl_kernel k, cl_uint dim, const
         size[d] = local[d];
         zero &= !offset || offset[d] == 0;
     }
+    const struct kiln_cc_kernel *known = settled(k, size, zero);
+    if (known)
+        return known;
     const struct kiln_cc_interface *cc = NULL;
     if (kiln_rt_compiler(&cc) != CL_SUCCESS)
         return k->cc;
@@ -163,20 +193,26 @@ const struct kiln_cc_kernel *kiln_rt_variant_for(cl_kernel k, cl_uint dim, const
     /* A required size in a program of full groups is a constant already; only a zero offset
      * would be new. */
     bool fixed = k->cc->reqd_work_group_size[0] && kiln_rt_program_uniform(p);
-    if (!p->variants && !(fixed && !zero)) {
-        p->variant_rows = cc->num_kernels(p->built);
-        p->variants = kiln_calloc((size_t)p->variant_rows * KILN_RT_VARIANTS, sizeof(*p->variants));
+    struct kiln_rt_variant *table = atomic_load_explicit(&p->variants, memory_order_relaxed);
+    if (!table && !(fixed && !zero)) {
+        unsigned rows = cc->num_kernels(p->built);
+        table = kiln_calloc((size_t)rows * KILN_RT_VARIANTS, sizeof(*table));
+        if (table) {
+            p->variant_rows = rows;
+            atomic_store_explicit(&p->variants, table, memory_order_release);
+        }
     }
     struct kiln_rt_variant *v =
-        p->variants && k->index < p->variant_rows && !(fixed && !zero)
-            ? entry_for(&p->variants[(size_t)k->index * KILN_RT_VARIANTS], size, zero)
+        table && k->index < p->variant_rows && !(fixed && !zero)
+            ? entry_for(&table[(size_t)k->index * KILN_RT_VARIANTS], size, zero)
             : NULL;
-    if (v && v->state == KILN_VARIANT_READY)
+    int state = v ? atomic_load_explicit(&v->state, memory_order_relaxed) : KILN_VARIANT_FREE;
+    if (state == KILN_VARIANT_READY)
         use = v->cc;
-    if (v && v->state == KILN_VARIANT_COUNTING && ++v->launches >= threshold) {
+    if (state == KILN_VARIANT_COUNTING && ++v->launches >= threshold) {
         options = kiln_strdup(p->options ? p->options : "");
         if (options)
-            v->state = KILN_VARIANT_BUILDING;
+            atomic_store_explicit(&v->state, KILN_VARIANT_BUILDING, memory_order_relaxed);
     }
     pthread_mutex_unlock(&p->lock);
     if (!options)
@@ -185,7 +221,9 @@ const struct kiln_cc_kernel *kiln_rt_variant_for(cl_kernel k, cl_uint dim, const
     bool ok = build_variant(k, options, v);
     free(options);
     pthread_mutex_lock(&p->lock);
-    v->state = ok ? KILN_VARIANT_READY : KILN_VARIANT_FAILED;
+    /* Release: settled() reads built and cc after it sees the state. */
+    atomic_store_explicit(&v->state, ok ? KILN_VARIANT_READY : KILN_VARIANT_FAILED,
+                          memory_order_release);
     pthread_mutex_unlock(&p->lock);
     return ok ? v->cc : k->cc;
 }
