@@ -168,7 +168,8 @@ static bool is_got(uint32_t type)
 }
 
 /*
- * Numbers the symbols that need a GOT slot: every undefined one a relocation names
+ * Checks the relocation sections of loaded sections (relocate() relies on it) and
+ * numbers the symbols that need a GOT slot: every undefined one a relocation names
  * (which also gets a stub) and every defined one a GOT relocation names. Undefined
  * symbols no relocation names are left alone.
  */
@@ -181,7 +182,8 @@ static bool count_slots(struct loader *l)
         const Elf64_Shdr *r = &l->sh[i];
         if (r->sh_type != SHT_RELA || r->sh_info >= l->num_sections || !loaded(&l->sh[r->sh_info]))
             continue;
-        if (r->sh_entsize != sizeof(Elf64_Rela) || r->sh_offset % 8 != 0)
+        if (r->sh_entsize != sizeof(Elf64_Rela) || r->sh_offset % 8 != 0 ||
+            r->sh_link >= l->num_sections || l->sh[r->sh_link].sh_type != SHT_SYMTAB)
             return fail(l, "bad relocation section");
         const Elf64_Rela *rel = (const Elf64_Rela *)(l->obj + r->sh_offset);
         for (size_t j = 0; j < r->sh_size / sizeof(Elf64_Rela); j++) {
@@ -293,15 +295,12 @@ static bool fits32(int64_t v)
     return v >= INT32_MIN && v <= INT32_MAX;
 }
 
-/* Applies the RELA section `r` to the section it relocates. */
+/* Applies the RELA section `r` (checked by count_slots) to the section it relocates. */
 static bool relocate(struct loader *l, const Elf64_Shdr *r)
 {
     if (r->sh_info >= l->num_sections || !l->section_addr[r->sh_info])
         return true; /* relocates a section that is not loaded (debug data) */
     const Elf64_Shdr *target = &l->sh[r->sh_info];
-    if (r->sh_entsize != sizeof(Elf64_Rela) || r->sh_offset % 8 != 0 ||
-        r->sh_link >= l->num_sections || l->sh[r->sh_link].sh_type != SHT_SYMTAB)
-        return fail(l, "bad relocation section");
     const Elf64_Rela *rel = (const Elf64_Rela *)(l->obj + r->sh_offset);
     size_t n = r->sh_size / sizeof(Elf64_Rela);
     uint8_t *section = (uint8_t *)l->section_addr[r->sh_info];
@@ -310,8 +309,6 @@ static bool relocate(struct loader *l, const Elf64_Shdr *r)
         size_t sym = ELF64_R_SYM(rel[i].r_info);
         if (type == R_X86_64_NONE)
             continue;
-        if (sym >= l->num_syms)
-            return fail(l, "a relocation names no symbol");
         unsigned width = type == R_X86_64_64 || type == R_X86_64_PC64 ? 8 : 4;
         if (rel[i].r_offset > target->sh_size || target->sh_size - rel[i].r_offset < width)
             return fail(l, "a relocation lies outside its section");
