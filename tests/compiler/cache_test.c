@@ -8,6 +8,7 @@
  * Usage: kiln-cache-test LIBKILN_CC.so TEST
  *        kiln-cache-test LIBKILN_CC.so child hit|miss|any
  */
+#include "check.h"
 #include "hash.h"
 #include "kiln_abi.h"
 #include "kiln_cc.h"
@@ -24,14 +25,6 @@
 
 static const struct kiln_cc_interface *cc;
 static const char *lib_path;
-
-#define CHECK(cond)                                                                                \
-    do {                                                                                           \
-        if (!(cond)) {                                                                             \
-            fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond);               \
-            return 1;                                                                              \
-        }                                                                                          \
-    } while (0)
 
 /* Every field of struct kiln_cc_kernel is set to something other than a default. */
 static const char program[] =

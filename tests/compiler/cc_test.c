@@ -6,6 +6,7 @@
  * Usage: kiln-cc-test LIBKILN_CC.so TEST
  */
 #define _POSIX_C_SOURCE 200809L
+#include "check.h"
 #include "kiln_abi.h"
 #include "kiln_cc.h"
 
@@ -20,14 +21,6 @@
 #include <unistd.h>
 
 static const struct kiln_cc_interface *cc;
-
-#define CHECK(cond)                                                                                \
-    do {                                                                                           \
-        if (!(cond)) {                                                                             \
-            fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond);               \
-            return 1;                                                                              \
-        }                                                                                          \
-    } while (0)
 
 /* Builds `source`; prints the log to stderr on failure. NULL unless KILN_CC_OK. */
 static struct kiln_cc_program *build_ok(const char *source, const char *options)

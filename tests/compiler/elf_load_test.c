@@ -5,20 +5,13 @@
  *
  * Usage: kiln-elf-load-test ELF_SAMPLE.o
  */
+#include "check.h"
 #include "cc_common.h"
 
 #include <elf.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-#define CHECK(cond)                                                                                \
-    do {                                                                                           \
-        if (!(cond)) {                                                                             \
-            fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond);               \
-            return 1;                                                                              \
-        }                                                                                          \
-    } while (0)
 
 static int probe(int v)
 {
