@@ -722,7 +722,7 @@ static long long offset_from(LLVMTargetDataRef td, LLVMValueRef p, LLVMValueRef 
 
 /*
  * Promotes the inlined builtins' locals and folds their constant tests in `w` alone (the
- * other functions are optnone meanwhile), so fold_fixed_local_size sees constant ctx
+ * other functions are optnone meanwhile), so fold_known_ctx_fields sees constant ctx
  * offsets; the region transform does the same to its kernels.
  */
 static enum kiln_cc_status simplify_wrapper(struct kiln_cc_build *b, LLVMValueRef w)
@@ -737,7 +737,7 @@ static enum kiln_cc_status simplify_wrapper(struct kiln_cc_build *b, LLVMValueRe
  * variant for launches without a global offset, so do its reads of ctx->global_offset
  * (get_global_id, get_global_offset), which become 0.
  */
-static void fold_fixed_local_size(struct kiln_cc_build *b, unsigned k, LLVMValueRef fn,
+static void fold_known_ctx_fields(struct kiln_cc_build *b, unsigned k, LLVMValueRef fn,
                                   LLVMValueRef wg_ctx)
 {
     const struct kiln_cc_kernel *info = &b->prog->kernels[k];
@@ -848,7 +848,7 @@ enum kiln_cc_status kiln_cc_wrappers_build(struct kiln_cc_build *b)
              zero_offset(b, &b->prog->kernels[k])))
             status = simplify_wrapper(b, b->wrappers[k]);
         if (!loops[k].fibers)
-            fold_fixed_local_size(b, k, b->wrappers[k], LLVMGetParam(b->wrappers[k], 1));
+            fold_known_ctx_fields(b, k, b->wrappers[k], LLVMGetParam(b->wrappers[k], 1));
         if (loops[k].fibers)
             status = kiln_cc_fibers_finish(b, k, loops[k].body);
         else
