@@ -228,6 +228,44 @@ static enum kiln_cc_status run_stages(struct kiln_cc_build *b, const char *sourc
     return run_back_stages(b, false, key);
 }
 
+/* Disposes what a build made besides its program. */
+static void release_build(struct kiln_cc_build *b)
+{
+    if (b->mod)
+        LLVMDisposeModule(b->mod);
+    if (b->tm)
+        LLVMDisposeTargetMachine(b->tm);
+    if (b->ctx)
+        LLVMContextDispose(b->ctx);
+    free(b->wrappers);
+    free(b->bodies);
+    free(b->kernel_fns);
+}
+
+/* kiln_cc_finish; the back end's programs hold no code. */
+static enum kiln_cc_status finish(enum kiln_cc_status status, struct kiln_cc_program *p,
+                                  struct kiln_cc_log *log, struct kiln_cc_program **out,
+                                  char **log_out)
+{
+    return kiln_cc_finish(status, p, log, out, log_out, kiln_cc_program_free);
+}
+
+/* A new build of its own context, diagnostics into `log`; KILN_CC_OK or out of memory. */
+static enum kiln_cc_status start_build(struct kiln_cc_build *b, struct kiln_cc_log *log)
+{
+    b->log = log;
+    b->dump_dir = getenv("KILN_DUMP_IR");
+    if (b->dump_dir && !*b->dump_dir)
+        b->dump_dir = NULL;
+    b->prog = calloc(1, sizeof(*b->prog));
+    b->ctx = LLVMContextCreate();
+    if (!b->prog || !b->ctx)
+        return KILN_CC_OUT_OF_MEMORY;
+    LLVMContextSetDiagnosticHandler(b->ctx, diagnostic_to_log, log);
+    b->id = atomic_fetch_add_explicit(&build_counter, 1, memory_order_relaxed);
+    return KILN_CC_OK;
+}
+
 /*
  * One build of `source`; with `force_fibers` every barrier kernel goes on fibers. *refused
  * tells whether the region transform refused a kernel (the build then failed).
@@ -242,7 +280,6 @@ static enum kiln_cc_status build_once(const char *source, const char *options,
     enum kiln_cc_status status;
 
     kiln_cc_log_init(&log);
-    b.log = &log;
     b.force_fibers = force_fibers;
     b.host = kiln_cc_init();
     if (!b.host) {
@@ -254,47 +291,18 @@ static enum kiln_cc_status build_once(const char *source, const char *options,
     if (status != KILN_CC_OK)
         goto out_log;
     b.opts = &opts;
-    b.dump_dir = getenv("KILN_DUMP_IR");
-    if (b.dump_dir && !*b.dump_dir)
-        b.dump_dir = NULL;
-    b.prog = calloc(1, sizeof(*b.prog));
-    b.ctx = LLVMContextCreate();
-    b.tm = create_target_machine(&opts);
-    if (!b.prog || !b.ctx || !b.tm) {
+    status = start_build(&b, &log);
+    if (status == KILN_CC_OK && !(b.tm = create_target_machine(&opts)))
         status = KILN_CC_OUT_OF_MEMORY;
-        goto out_free_build;
+    if (status == KILN_CC_OK) {
+        b.prog->flags = opts.uniform_wg ? KILN_CC_FLAG_UNIFORM_WG : 0;
+        status = run_stages(&b, source, key);
     }
-    LLVMContextSetDiagnosticHandler(b.ctx, diagnostic_to_log, &log);
-    b.id = atomic_fetch_add_explicit(&build_counter, 1, memory_order_relaxed);
-    b.prog->flags = opts.uniform_wg ? KILN_CC_FLAG_UNIFORM_WG : 0;
-
-    status = run_stages(&b, source, key);
-
-out_free_build:
-    if (b.mod)
-        LLVMDisposeModule(b.mod);
-    if (b.tm)
-        LLVMDisposeTargetMachine(b.tm);
-    if (b.ctx)
-        LLVMContextDispose(b.ctx);
-    free(b.wrappers);
-    free(b.bodies);
-    free(b.kernel_fns);
-    if (status == KILN_CC_OK && log.out_of_memory)
-        status = KILN_CC_OUT_OF_MEMORY;
-    if (status == KILN_CC_OK)
-        *out = b.prog;
-    else
-        kiln_cc_program_free(b.prog);
+    release_build(&b);
     kiln_cc_options_fini(&opts);
 out_log:
     *refused = b.regions_refused;
-    *log_out = kiln_cc_log_take(&log);
-    if (!*log_out && status == KILN_CC_OK) {
-        kiln_cc_program_free(*out);
-        status = KILN_CC_OUT_OF_MEMORY;
-    }
-    return status;
+    return finish(status, b.prog, &log, out, log_out);
 }
 
 /*
@@ -335,41 +343,6 @@ static enum kiln_cc_status build(const char *source, const char *options,
     return status;
 }
 
-/* Disposes what a build made besides its program. */
-static void release_build(struct kiln_cc_build *b)
-{
-    if (b->mod)
-        LLVMDisposeModule(b->mod);
-    if (b->tm)
-        LLVMDisposeTargetMachine(b->tm);
-    if (b->ctx)
-        LLVMContextDispose(b->ctx);
-    free(b->wrappers);
-    free(b->bodies);
-    free(b->kernel_fns);
-}
-
-/* Hands the program (on success) and the log to the caller, as build() does. */
-static enum kiln_cc_status finish(enum kiln_cc_status status, struct kiln_cc_program *p,
-                                  struct kiln_cc_log *log, struct kiln_cc_program **out,
-                                  char **log_out)
-{
-    if (status == KILN_CC_OK && log->out_of_memory)
-        status = KILN_CC_OUT_OF_MEMORY;
-    if (status != KILN_CC_OK) {
-        kiln_cc_program_free(p);
-        p = NULL;
-    }
-    *log_out = kiln_cc_log_take(log);
-    if (!*log_out && status == KILN_CC_OK) {
-        kiln_cc_program_free(p);
-        return KILN_CC_OUT_OF_MEMORY;
-    }
-    if (status == KILN_CC_OK)
-        *out = p;
-    return status;
-}
-
 /* Makes b's module the bitcode of an object or library program and its container. */
 static enum kiln_cc_status keep_bitcode(struct kiln_cc_build *b, enum kiln_cc_kind kind)
 {
@@ -392,22 +365,6 @@ static enum kiln_cc_status keep_bitcode(struct kiln_cc_build *b, enum kiln_cc_ki
     kiln_cc_sha256(p->bitcode, size, key);
     return kiln_cc_container_write(p, NULL, b->log->text ? b->log->text : "", key, p->bitcode, size,
                                    &p->binary, &p->binary_size);
-}
-
-/* A new build of its own context, diagnostics into `log`; KILN_CC_OK or out of memory. */
-static enum kiln_cc_status start_build(struct kiln_cc_build *b, struct kiln_cc_log *log)
-{
-    b->log = log;
-    b->dump_dir = getenv("KILN_DUMP_IR");
-    if (b->dump_dir && !*b->dump_dir)
-        b->dump_dir = NULL;
-    b->prog = calloc(1, sizeof(*b->prog));
-    b->ctx = LLVMContextCreate();
-    if (!b->prog || !b->ctx)
-        return KILN_CC_OUT_OF_MEMORY;
-    LLVMContextSetDiagnosticHandler(b->ctx, diagnostic_to_log, log);
-    b->id = atomic_fetch_add_explicit(&build_counter, 1, memory_order_relaxed);
-    return KILN_CC_OK;
 }
 
 static enum kiln_cc_status compile(const char *source, const char *options,

@@ -83,6 +83,14 @@ struct kiln_cc_program {
 
 /* Frees everything p holds but its code (see struct kiln_cc_code), and p. */
 void kiln_cc_program_free(struct kiln_cc_program *p);
+/*
+ * Hands p (on success) and the log to the caller as the interface promises (kiln_cc.h):
+ * a lost log line or a log that cannot be handed over turns success into
+ * KILN_CC_OUT_OF_MEMORY, and on failure p (may be NULL) goes to `destroy`.
+ */
+enum kiln_cc_status kiln_cc_finish(enum kiln_cc_status status, struct kiln_cc_program *p,
+                                   struct kiln_cc_log *log, struct kiln_cc_program **out,
+                                   char **log_out, void (*destroy)(struct kiln_cc_program *));
 /* Frees the kernel descriptions in p->kernels. */
 void kiln_cc_kernels_free(struct kiln_cc_program *p);
 

@@ -80,21 +80,12 @@ static enum kiln_cc_status load_code(const void *object, size_t size, const char
     return ok ? KILN_CC_OK : KILN_CC_INVALID_BINARY;
 }
 
-/* Hands `p` (on success) and the log to the caller, as the interface promises. */
+/* kiln_cc_finish with this library's destroy. */
 static enum kiln_cc_status finish(enum kiln_cc_status status, struct kiln_cc_program *p,
                                   struct kiln_cc_log *log, struct kiln_cc_program **out,
                                   char **log_out)
 {
-    if (status == KILN_CC_OK && log->out_of_memory)
-        status = KILN_CC_OUT_OF_MEMORY;
-    *log_out = kiln_cc_log_take(log);
-    if (!*log_out && status == KILN_CC_OK)
-        status = KILN_CC_OUT_OF_MEMORY;
-    if (status == KILN_CC_OK)
-        *out = p;
-    else
-        destroy(p);
-    return status;
+    return kiln_cc_finish(status, p, log, out, log_out, destroy);
 }
 
 /*

@@ -387,6 +387,22 @@ void kiln_cc_kernels_free(struct kiln_cc_program *p)
     p->num_kernels = 0;
 }
 
+enum kiln_cc_status kiln_cc_finish(enum kiln_cc_status status, struct kiln_cc_program *p,
+                                   struct kiln_cc_log *log, struct kiln_cc_program **out,
+                                   char **log_out, void (*destroy)(struct kiln_cc_program *))
+{
+    if (status == KILN_CC_OK && log->out_of_memory)
+        status = KILN_CC_OUT_OF_MEMORY;
+    *log_out = kiln_cc_log_take(log);
+    if (!*log_out && status == KILN_CC_OK)
+        status = KILN_CC_OUT_OF_MEMORY;
+    if (status == KILN_CC_OK)
+        *out = p;
+    else
+        destroy(p);
+    return status;
+}
+
 void kiln_cc_program_free(struct kiln_cc_program *p)
 {
     if (!p)
