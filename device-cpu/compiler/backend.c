@@ -191,10 +191,11 @@ static enum kiln_cc_status run_back_stages(struct kiln_cc_build *b, bool check_l
         const char *name;
         enum kiln_cc_status (*run)(struct kiln_cc_build *);
     } stages[] = {
-        {"kernels", kiln_cc_kernels_read},      {"linked", kiln_cc_link_library},
-        {"divisions", kiln_cc_guard_divisions}, {"printf", kiln_cc_lower_printf},
-        {"wrapped", kiln_cc_wrappers_build},    {"locals", kiln_cc_lower_local},
-        {"checked", kiln_cc_check_support},     {"optimized", kiln_cc_optimize},
+        {"kernels", kiln_cc_kernels_read}, {"copies", kiln_cc_copy_ahead},
+        {"linked", kiln_cc_link_library},  {"divisions", kiln_cc_guard_divisions},
+        {"printf", kiln_cc_lower_printf},  {"wrapped", kiln_cc_wrappers_build},
+        {"locals", kiln_cc_lower_local},   {"checked", kiln_cc_check_support},
+        {"optimized", kiln_cc_optimize},
     };
     enum kiln_cc_status status;
     for (size_t i = 0; i < sizeof(stages) / sizeof(stages[0]); i++) {

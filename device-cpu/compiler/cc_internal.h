@@ -8,6 +8,7 @@
  *   options.c       user build options -> cc1 arguments
  *   frontend.c      + frontend_shim.cpp: OpenCL C -> LLVM module
  *   kernel_info.c   kernel argument metadata -> struct kiln_cc_kernel
+ *   copy_ahead.c    a copy into local memory also prefetches a later copy out's lines
  *   link_library.c  link the embedded kernel library
  *   lower_printf.c  printf calls -> records in the command's printf buffer
  *   wg_wrapper.c    one work-group function per kernel, everything inlined
@@ -122,6 +123,7 @@ struct kiln_cc_build {
 
 enum kiln_cc_status kiln_cc_frontend_run(struct kiln_cc_build *b, const char *source);
 enum kiln_cc_status kiln_cc_kernels_read(struct kiln_cc_build *b);
+enum kiln_cc_status kiln_cc_copy_ahead(struct kiln_cc_build *b);
 enum kiln_cc_status kiln_cc_link_library(struct kiln_cc_build *b);
 enum kiln_cc_status kiln_cc_guard_divisions(struct kiln_cc_build *b);
 enum kiln_cc_status kiln_cc_lower_printf(struct kiln_cc_build *b);

@@ -82,6 +82,30 @@ KILN_ASYNC_N(float)
 KILN_ASYNC_N(double)
 KILN_ASYNC_N(half)
 
+/*
+ * The compiler's form of a contiguous copy into local memory whose kernel later copies
+ * a contiguous local array out to `ahead` (device-cpu/compiler/copy_ahead.c): the same
+ * copy, bytewise, that also prefetches `ahead` for writing, one cache line for each line
+ * copied. Staging a tile through local memory otherwise reads the input in one burst and
+ * asks for the output's lines in another, so the core waits for each stream in turn;
+ * here the output's lines arrive while the input does. A prefetch is only a hint: an
+ * `ahead` the kernel never writes costs bandwidth, never a fault.
+ */
+void __kiln_copy_in_ahead(__local uchar *dst, const __global uchar *src, size_t bytes,
+                          __global uchar *ahead, size_t ahead_bytes)
+{
+    if (!__kiln_group_leader())
+        return;
+    size_t i = 0;
+    for (; i + 64 <= bytes; i += 64) {
+        if (i < ahead_bytes)
+            __builtin_prefetch(ahead + i, 1, 3);
+        __builtin_memcpy(dst + i, src + i, 64);
+    }
+    for (; i < bytes; i++)
+        dst[i] = src[i];
+}
+
 void KILN_OVERLOAD wait_group_events(int num_events, event_t *event_list)
 {
     (void)num_events;

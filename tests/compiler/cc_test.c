@@ -399,9 +399,9 @@ static char *read_text(const char *path)
 /* KILN_DUMP_IR writes every stage; the wrapper stage marks the x loop parallel. */
 static int test_dump_ir(void)
 {
-    static const char *const stages[] = {"0-frontend",  "1-kernels", "2-linked",
-                                         "3-divisions", "4-printf",  "5-wrapped",
-                                         "6-locals",    "7-checked", "8-optimized"};
+    static const char *const stages[] = {"0-frontend",  "1-kernels",  "2-copies",  "3-linked",
+                                         "4-divisions", "5-printf",   "6-wrapped", "7-locals",
+                                         "8-checked",   "9-optimized"};
     char dir[] = "/tmp/kiln-cc-test-XXXXXX";
     char path[128];
     CHECK(mkdtemp(dir));
@@ -413,14 +413,14 @@ static int test_dump_ir(void)
         snprintf(path, sizeof(path), "%s/kiln-0-%s.ll", dir, stages[i]);
         char *text = read_text(path);
         CHECK(text);
-        if (i == 5) {
+        if (i == 6) {
             CHECK(strstr(text, "define void @kiln.wg.vadd(ptr noalias"));
             CHECK(strstr(text, "!\"llvm.loop.parallel_accesses\""));
             CHECK(strstr(text, "!llvm.access.group"));
             CHECK(!strstr(text, "call ptr addrspace(4) @__kiln_ctx"));
             CHECK(!strstr(text, "call i64 @__kiln_local_id"));
         }
-        if (i == 8) {
+        if (i == 9) {
             CHECK(strstr(text, "x float>"));
             CHECK(!strstr(text, "\"target-cpu\"=\"x86-64\""));
         }
@@ -587,8 +587,8 @@ static int test_barrier_strategy(void)
 }
 
 /*
- * Builds `src` with KILN_DUMP_IR and returns the module after `stage` ("5-wrapped",
- * "8-optimized", ...), malloc()ed, or NULL when the build failed (its log on stderr). The
+ * Builds `src` with KILN_DUMP_IR and returns the module after `stage` ("6-wrapped",
+ * "9-optimized", ...), malloc()ed, or NULL when the build failed (its log on stderr). The
  * program and the log go to *out and *log_out; the dumped files are removed.
  */
 static char *build_dumped_ir(const char *src, const char *options, const char *stage,
@@ -649,7 +649,7 @@ static int test_barrier_scopes(void)
                               "    p[get_global_id(0)] = l[0] + keep + more;\n"
                               "}\n";
     unsetenv("KILN_BARRIER_STRATEGY");
-    char *text = dumped_ir(src, NULL, "8-optimized");
+    char *text = dumped_ir(src, NULL, "9-optimized");
     CHECK(text);
     CHECK(strstr(text, "!alias.scope"));
     CHECK(strstr(text, "!noalias"));
@@ -690,14 +690,14 @@ static int test_barrier_memory(void)
         "    *q = s + c[get_local_id(0) & 3];\n"
         "}\n";
     unsetenv("KILN_BARRIER_STRATEGY");
-    char *text = dumped_ir(src, "-cl-std=CL2.0", "8-optimized");
+    char *text = dumped_ir(src, "-cl-std=CL2.0", "9-optimized");
     CHECK(text);
     CHECK(line_with(text, "load i32, ptr addrspace(2)", "!invariant.load"));
     CHECK(line_with(text, "store i32", "ptr addrspace(1)"));
     CHECK(!line_with(text, "store i32", "ptr addrspace(4)"));
     CHECK(line_with(text, "store i32", "!llvm.access.group"));
     free(text);
-    text = dumped_ir(src, "-cl-std=CL2.0", "5-wrapped");
+    text = dumped_ir(src, "-cl-std=CL2.0", "6-wrapped");
     CHECK(text);
     CHECK(strstr(text, "call i32 @__kiln_group_leader") == NULL);
     free(text);
@@ -737,7 +737,7 @@ static int test_fixed_local_size(void)
     };
     unsetenv("KILN_BARRIER_STRATEGY");
     for (size_t i = 0; i < sizeof(builds) / sizeof(builds[0]); i++) {
-        char *text = dumped_ir(src, builds[i].options, "8-optimized");
+        char *text = dumped_ir(src, builds[i].options, "9-optimized");
         CHECK(text);
         CHECK((strstr(text, "i32 1064") != NULL) == builds[i].fixed);
         CHECK((strstr(text, "i32 2064") != NULL) == builds[i].fixed);
@@ -765,7 +765,7 @@ static int test_narrow_loops(void)
                               "    out[get_global_id(0)] = t[l];\n"
                               "}\n";
     unsetenv("KILN_BARRIER_STRATEGY");
-    char *text = dumped_ir(src, NULL, "8-optimized");
+    char *text = dumped_ir(src, NULL, "9-optimized");
     CHECK(text);
     CHECK(strstr(text, "llvm.masked.store") == NULL);
     free(text);
@@ -1052,7 +1052,7 @@ static int test_builtins_vectorise(void)
     unsetenv("KILN_DUMP_IR");
     CHECK(p);
     cc->destroy(p);
-    snprintf(path, sizeof(path), "%s/kiln-0-8-optimized.ll", dir);
+    snprintf(path, sizeof(path), "%s/kiln-0-9-optimized.ll", dir);
     char *text = read_text(path);
     CHECK(text);
     static const char *const wrappers[] = {"define void @kiln.wg.ints(",
@@ -1076,8 +1076,9 @@ static int test_builtins_vectorise(void)
     }
     free(text);
     remove(path);
-    static const char *const stages[] = {"0-frontend", "1-kernels", "2-linked", "3-divisions",
-                                         "4-printf",   "5-wrapped", "6-locals", "7-checked"};
+    static const char *const stages[] = {"0-frontend", "1-kernels",   "2-copies",
+                                         "3-linked",   "4-divisions", "5-printf",
+                                         "6-wrapped",  "7-locals",    "8-checked"};
     for (size_t i = 0; i < sizeof(stages) / sizeof(stages[0]); i++) {
         snprintf(path, sizeof(path), "%s/kiln-0-%s.ll", dir, stages[i]);
         remove(path);
@@ -1245,7 +1246,7 @@ static int test_variants(void)
     for (size_t i = 0; i < sizeof(builds) / sizeof(builds[0]); i++) {
         struct kiln_cc_program *p = NULL;
         char *log = NULL;
-        char *text = build_dumped_ir(src, builds[i].options, "8-optimized", &p, &log);
+        char *text = build_dumped_ir(src, builds[i].options, "9-optimized", &p, &log);
         CHECK(text && p);
         const char *name = builds[i].kernel;
         CHECK(cc->num_kernels(p) == (name ? 1u : 3u));
@@ -1345,7 +1346,7 @@ static int test_outer_nbody(void)
     static float pos[4 * N], acc[4 * N];
     struct kiln_cc_program *p = NULL;
     char *log = NULL;
-    char *ir = build_dumped_ir(NBODY_SOURCE, NULL, "8-optimized", &p, &log);
+    char *ir = build_dumped_ir(NBODY_SOURCE, NULL, "9-optimized", &p, &log);
     CHECK(ir && p);
     CHECK(log && log[0] == '\0');
     free(log);
@@ -1487,7 +1488,7 @@ static int test_outer_loops(void)
     static double ad[N], outd[N];
     struct kiln_cc_program *p = NULL;
     char *log = NULL;
-    char *ir = build_dumped_ir(src, NULL, "8-optimized", &p, &log);
+    char *ir = build_dumped_ir(src, NULL, "9-optimized", &p, &log);
     CHECK(ir && p);
     if (log && log[0])
         fprintf(stderr, "log: %s\n", log);
@@ -1607,6 +1608,52 @@ static int test_outer_loops(void)
     return 0;
 }
 
+/*
+ * A copy into local memory followed by a copy out whose destination is known where the first
+ * is made becomes __kiln_copy_in_ahead, which prefetches that destination for writing (the
+ * copy stage, copy_ahead.c). A destination computed from a variable stored twice, and
+ * -cl-opt-disable, leave the copy as it was.
+ */
+static int test_copy_ahead(void)
+{
+    static const char src[] =
+        "kernel void k(global const int *in, global int *out, local int *t, int flip)\n"
+        "{\n"
+        "    size_t base = get_group_id(0) * get_local_size(0);\n"
+        "#ifdef FLIP\n"
+        "    if (flip)\n"
+        "        base += get_local_size(0);\n"
+        "#endif\n"
+        "    event_t e = async_work_group_copy(t, in + base, get_local_size(0), 0);\n"
+        "    wait_group_events(1, &e);\n"
+        "    t[get_local_id(0)] += 1;\n"
+        "    barrier(CLK_LOCAL_MEM_FENCE);\n"
+        "    e = async_work_group_copy(out + base, t, get_local_size(0), 0);\n"
+        "    wait_group_events(1, &e);\n"
+        "}\n";
+    static const char copy_in[] = "call ptr @_Z21async_work_group_copyPU7CLlocal";
+    static const char ahead[] = "call void @__kiln_copy_in_ahead(";
+    unsetenv("KILN_BARRIER_STRATEGY");
+    char *text = dumped_ir(src, NULL, "2-copies");
+    CHECK(text);
+    CHECK(strstr(text, ahead));
+    CHECK(!strstr(text, copy_in));
+    free(text);
+    text = dumped_ir(src, NULL, "9-optimized");
+    CHECK(text);
+    CHECK(line_with(text, "call void @llvm.prefetch", "i32 1, i32 3"));
+    free(text);
+    static const char *const kept[] = {"-DFLIP", "-cl-opt-disable"};
+    for (size_t i = 0; i < sizeof(kept) / sizeof(kept[0]); i++) {
+        text = dumped_ir(src, kept[i], "2-copies");
+        CHECK(text);
+        CHECK(strstr(text, copy_in));
+        CHECK(!strstr(text, ahead));
+        free(text);
+    }
+    return 0;
+}
+
 struct test {
     const char *name;
     int (*run)(void);
@@ -1640,6 +1687,7 @@ static const struct test tests[] = {
     {"builtins_vectorise", test_builtins_vectorise},
     {"outer_nbody", test_outer_nbody},
     {"outer_loops", test_outer_loops},
+    {"copy_ahead", test_copy_ahead},
 };
 
 int main(int argc, char **argv)
