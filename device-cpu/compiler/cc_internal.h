@@ -175,6 +175,10 @@ LLVMValueRef kiln_cc_local_size(const struct kiln_cc_build *b, const struct kiln
  * induction variable from 0, v computed before it) at min(n, v); returns how many.
  */
 unsigned kiln_cc_narrow_loops(LLVMContextRef ctx, LLVMValueRef fn);
+/* strided_loops.c: loops from a work-item's index get a constant trip count; how many. */
+unsigned kiln_cc_count_strided_loops(LLVMContextRef ctx, LLVMValueRef fn);
+/* wrap_split.c: work-item loops cut where an index (x + c) & (2^k - 1) wraps; how many. */
+unsigned kiln_cc_split_wrapping_loops(LLVMContextRef ctx, LLVMValueRef fn);
 
 /*
  * optimize.c: runs a pass pipeline on the module (verifying after each pass in debug

@@ -105,6 +105,13 @@ static const char o3_after_vectorize[] =
     "unpredictables>),globaldce,constmerge,cg-profile,rel-lookup-table-converter,function("
     "annotation-remarks)";
 
+/* After strided_loops.c: its loops unrolled, and the copies cleaned up as the first half does. */
+static const char unroll_counted[] =
+    "function(loop(loop-unroll-full),instcombine<max-iterations=1;no-use-loop-info;no-verify-"
+    "fixpoint>,simplifycfg<bonus-inst-threshold=1;no-forward-switch-cond;switch-range-to-icmp;"
+    "no-switch-to-lookup;keep-loops;no-hoist-common-insts;no-sink-common-insts;speculate-blocks;"
+    "simplify-cond-branch;no-speculate-unpredictables>)";
+
 /* Intrinsics the native path widens into their vector forms (name prefixes). */
 static const char *const widenable[] = {
     "llvm.sqrt.",      "llvm.fma.",      "llvm.fmuladd.",  "llvm.fabs.",      "llvm.minnum.",
@@ -958,8 +965,16 @@ enum kiln_cc_status kiln_cc_optimize_o3(struct kiln_cc_build *b)
         if (!LLVMIsDeclaration(fn) && len > plen && strncmp(name, KILN_CC_WG_PREFIX, plen) == 0)
             fns[nfns++] = fn;
     }
+    /* Strided loops with a constant trip count now are unrolled before the vectoriser. */
+    unsigned counted = 0;
     for (unsigned i = 0; status == KILN_CC_OK && i < nfns; i++)
+        counted += chosen[i] = kiln_cc_count_strided_loops(b->ctx, fns[i]) > 0;
+    if (status == KILN_CC_OK && counted)
+        status = kiln_cc_run_on(b, fns, chosen, nfns, unroll_counted);
+    for (unsigned i = 0; status == KILN_CC_OK && i < nfns; i++) {
+        kiln_cc_split_wrapping_loops(b->ctx, fns[i]);
         kiln_cc_narrow_loops(b->ctx, fns[i]);
+    }
     if (status == KILN_CC_OK)
         status = choose(b, fns, chosen, nfns, &nchosen);
     if (status == KILN_CC_OK)

@@ -4,9 +4,15 @@
  * 4-component), with events shared by several copies and wait_group_events, at
  * local sizes from 1 to 256 and with a partial last group. Every element is
  * checked against the host. Run with the worker pool and with KILN_NUM_THREADS=0.
+ *
+ * Then kernels the compiler rewrites (docs/compiler.md, "Staged tiles"): a tile staged
+ * through __local and read in a circle, with indices that wrap at three places within
+ * the group, its copy out known where the copy in is made; and loops from the local id
+ * by the local size whose trip count differs between work-items, or does not.
  */
 #include "kiln_test.h"
 
+#include <stdint.h>
 #include <stdlib.h>
 
 static const char *src =
@@ -53,6 +59,32 @@ static const char *src =
     "  barrier(CLK_LOCAL_MEM_FENCE);\n"
     "  e = async_work_group_copy(out + base, tmp, n, 0);\n"
     "  wait_group_events(1, &e);\n"
+    "}\n";
+
+static const char *tiles_src =
+    "#define TILE 1024\n"
+    "__kernel __attribute__((reqd_work_group_size(256, 1, 1)))\n"
+    "void circle(__global const uint *in, __global uint *out)\n"
+    "{\n"
+    "    __local uint t[TILE], r[TILE];\n"
+    "    size_t base = get_group_id(0) * TILE;\n"
+    "    event_t e = async_work_group_copy(t, in + base, TILE, 0);\n"
+    "    wait_group_events(1, &e);\n"
+    "    for (size_t i = get_local_id(0); i < TILE; i += get_local_size(0))\n"
+    "        r[i] = 3 * t[i] + (t[(i + 1) % TILE] ^ t[(i + 300) & (TILE - 1)])\n"
+    "               + t[(i + 1000) % 512];\n"
+    "    barrier(CLK_LOCAL_MEM_FENCE);\n"
+    "    e = async_work_group_copy(out + base, r, TILE, 0);\n"
+    "    wait_group_events(1, &e);\n"
+    "}\n"
+    "__kernel __attribute__((reqd_work_group_size(64, 1, 1)))\n"
+    "void ragged(__global const uint *in, __global uint *out)\n"
+    "{\n"
+    "    size_t base = get_group_id(0) * 1000;\n"
+    "    for (size_t i = get_local_id(0); i < 1000; i += get_local_size(0))\n"
+    "        out[base + i] = in[base + (i + 7) % 1000] * 5;\n"
+    "    for (int i = (int)get_local_id(0) + 64; i < 640; i += 64)\n"
+    "        out[base + i] += 1;\n"
     "}\n";
 
 static cl_mem buffer(struct kt_env *env, size_t bytes, const void *init)
@@ -185,6 +217,69 @@ static void roundtrip(struct kt_env *env, cl_program p, const char *name, size_t
     free(out);
 }
 
+static uint32_t tile_input(size_t i)
+{
+    uint32_t x = (uint32_t)i * 2246822519u;
+    return x ^ (x >> 13);
+}
+
+/* Runs `name` over `groups` groups of `local` work-items, one tile of `tile` each. */
+static void run_tiles(struct kt_env *env, cl_program p, const char *name, size_t groups,
+                      size_t local, size_t tile, uint32_t *in, uint32_t *out)
+{
+    cl_int err;
+    cl_kernel k = clCreateKernel(p, name, &err);
+    KT_REQUIRE(err == CL_SUCCESS, "clCreateKernel %s: %d", name, err);
+    size_t n = groups * tile, global = groups * local;
+    for (size_t i = 0; i < n; i++)
+        in[i] = tile_input(i);
+    cl_mem a = buffer(env, n * sizeof(uint32_t), in), b = buffer(env, n * sizeof(uint32_t), NULL);
+    KT_EXPECT(clSetKernelArg(k, 0, sizeof(cl_mem), &a), CL_SUCCESS);
+    KT_EXPECT(clSetKernelArg(k, 1, sizeof(cl_mem), &b), CL_SUCCESS);
+    KT_EXPECT(clEnqueueNDRangeKernel(env->queue, k, 1, NULL, &global, &local, 0, NULL, NULL),
+              CL_SUCCESS);
+    KT_EXPECT(
+        clEnqueueReadBuffer(env->queue, b, CL_TRUE, 0, n * sizeof(uint32_t), out, 0, NULL, NULL),
+        CL_SUCCESS);
+    clReleaseMemObject(a);
+    clReleaseMemObject(b);
+    clReleaseKernel(k);
+}
+
+static void tiles(struct kt_env *env)
+{
+    enum { GROUPS = 37, CIRCLE = 1024, RAGGED = 1000 };
+    uint32_t *in = malloc(GROUPS * CIRCLE * sizeof(uint32_t));
+    uint32_t *out = malloc(GROUPS * CIRCLE * sizeof(uint32_t));
+    KT_REQUIRE(in && out, "out of memory");
+    cl_program p = kt_build(env, tiles_src, "");
+
+    run_tiles(env, p, "circle", GROUPS, 256, CIRCLE, in, out);
+    size_t bad = 0;
+    for (size_t i = 0; i < GROUPS * CIRCLE; i++) {
+        const uint32_t *t = in + i / CIRCLE * CIRCLE;
+        size_t l = i % CIRCLE;
+        uint32_t want =
+            3u * t[l] + (t[(l + 1) % CIRCLE] ^ t[(l + 300) % CIRCLE]) + t[(l + 1000) % 512];
+        if (out[i] != want && bad++ < 3)
+            KT_CHECK(0, "circle: out[%zu] = %u, want %u", i, out[i], want);
+    }
+    KT_CHECK(bad == 0, "circle: %zu wrong", bad);
+
+    run_tiles(env, p, "ragged", GROUPS, 64, RAGGED, in, out);
+    bad = 0;
+    for (size_t i = 0; i < GROUPS * RAGGED; i++) {
+        size_t base = i / RAGGED * RAGGED, l = i % RAGGED;
+        uint32_t want = in[base + (l + 7) % RAGGED] * 5u + (l >= 64 && l < 640);
+        if (out[i] != want && bad++ < 3)
+            KT_CHECK(0, "ragged: out[%zu] = %u, want %u", i, out[i], want);
+    }
+    KT_CHECK(bad == 0, "ragged: %zu wrong", bad);
+    clReleaseProgram(p);
+    free(in);
+    free(out);
+}
+
 int main(void)
 {
     struct kt_env env;
@@ -201,6 +296,7 @@ int main(void)
     stage(&env, p, 1000, 64);
     stage(&env, p, 129, 128);
     clReleaseProgram(p);
+    tiles(&env);
     kt_teardown(&env);
     return kt_finish("api/async");
 }

@@ -1654,6 +1654,59 @@ static int test_copy_ahead(void)
     return 0;
 }
 
+/*
+ * A loop from the local id by the fixed local size, to a multiple of it, runs as often in
+ * every work-item (strided_loops.c): it is unrolled and the work-item loop around it is
+ * vectorised, so the stores to `out` are vector stores.
+ */
+static int test_strided_loops(void)
+{
+    static const char src[] =
+        "__attribute__((reqd_work_group_size(64, 1, 1)))\n"
+        "kernel void k(global int *out, global const int *in)\n"
+        "{\n"
+        "    size_t base = get_group_id(0) * 512;\n"
+        "    for (size_t i = get_local_id(0); i < 512; i += get_local_size(0))\n"
+        "        out[base + i] = in[base + i] * 5 + 1;\n"
+        "}\n";
+    char *text = dumped_ir(src, NULL, "9-optimized");
+    CHECK(text);
+    CHECK(line_with(text, "store <", "ptr addrspace(1)"));
+    free(text);
+    return 0;
+}
+
+/*
+ * A tile staged through local memory and read in a circle, r[i] = 3 t[i] + t[(i + 1) % 1024]:
+ * the work-item loop is cut where the index wraps (wrap_split.c), so the arithmetic is vector
+ * arithmetic.
+ */
+static int test_wrap_split(void)
+{
+    static const char src[] =
+        "#define TILE 1024\n"
+        "__kernel __attribute__((reqd_work_group_size(256, 1, 1)))\n"
+        "void k(__global const uint *in, __global uint *out)\n"
+        "{\n"
+        "    __local uint t[TILE], r[TILE];\n"
+        "    size_t base = get_group_id(0) * TILE;\n"
+        "    event_t e = async_work_group_copy(t, in + base, TILE, 0);\n"
+        "    wait_group_events(1, &e);\n"
+        "    barrier(CLK_LOCAL_MEM_FENCE);\n"
+        "    for (size_t i = get_local_id(0); i < TILE; i += get_local_size(0))\n"
+        "        r[i] = 3 * t[i] + t[(i + 1) % TILE];\n"
+        "    barrier(CLK_LOCAL_MEM_FENCE);\n"
+        "    e = async_work_group_copy(out + base, r, TILE, 0);\n"
+        "    wait_group_events(1, &e);\n"
+        "}\n";
+    unsetenv("KILN_BARRIER_STRATEGY");
+    char *text = dumped_ir(src, NULL, "9-optimized");
+    CHECK(text);
+    CHECK(line_with(text, "= mul <", " x i32>"));
+    free(text);
+    return 0;
+}
+
 struct test {
     const char *name;
     int (*run)(void);
@@ -1688,6 +1741,8 @@ static const struct test tests[] = {
     {"outer_nbody", test_outer_nbody},
     {"outer_loops", test_outer_loops},
     {"copy_ahead", test_copy_ahead},
+    {"strided_loops", test_strided_loops},
+    {"wrap_split", test_wrap_split},
 };
 
 int main(int argc, char **argv)
