@@ -8,11 +8,15 @@
  * (OpenCL C 2.0: partial last groups, which keep the generic function) and one with uniform
  * groups (OpenCL C 1.2). Two kernel objects of one kernel share its variants. A program-scope
  * variable keeps one copy (its kernel gets no variant), and an application's -kiln- option
- * is refused. tests/api/CMakeLists.txt checks the KILN_DEBUG=cc lines that say which variants
- * were built, and runs this again with variants off, on fibers and without threads.
+ * is refused. Four host threads, each with its own queue and kernel object, launch one kernel
+ * of one program together past the fourth launch: one variant is built, and every launch,
+ * generic or variant, gives the right result. tests/api/CMakeLists.txt checks the KILN_DEBUG=cc
+ * lines that say which variants were built, and runs this again with variants off, on fibers and
+ * without threads.
  */
 #include "kiln_test.h"
 
+#include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -219,6 +223,82 @@ static void program_scope_variable(struct kt_env *env, cl_mem out)
     KT_EXPECT(clReleaseProgram(p), CL_SUCCESS);
 }
 
+enum { RACERS = 4, RACE_LAUNCHES = 8, RACE_ITEMS = MAX_ITEMS, RACE_LOCAL = 32 };
+
+struct racer {
+    struct kt_env *env;
+    cl_program program;
+    cl_mem in;
+    const int *host_in;
+    pthread_barrier_t *start;
+    int wrong; /* launches with a wrong result, or a failed call */
+};
+
+static void *race(void *arg)
+{
+    struct racer *r = arg;
+    cl_int err;
+    cl_command_queue q =
+        clCreateCommandQueueWithProperties(r->env->context, r->env->device, NULL, &err);
+    cl_kernel k = err == CL_SUCCESS ? clCreateKernel(r->program, "race", &err) : NULL;
+    cl_mem out = err == CL_SUCCESS ? clCreateBuffer(r->env->context, CL_MEM_WRITE_ONLY,
+                                                    RACE_ITEMS * sizeof(int), NULL, &err)
+                                   : NULL;
+    if (err == CL_SUCCESS)
+        err = clSetKernelArg(k, 0, sizeof(cl_mem), &out);
+    if (err == CL_SUCCESS)
+        err = clSetKernelArg(k, 1, sizeof(cl_mem), &r->in);
+    pthread_barrier_wait(r->start);
+    int *res = malloc(RACE_ITEMS * sizeof(int));
+    size_t global = RACE_ITEMS, local = RACE_LOCAL;
+    for (int launch = 0; launch < RACE_LAUNCHES && err == CL_SUCCESS && res; launch++) {
+        err = clEnqueueNDRangeKernel(q, k, 1, NULL, &global, &local, 0, NULL, NULL);
+        if (err == CL_SUCCESS)
+            err = clEnqueueReadBuffer(q, out, CL_TRUE, 0, RACE_ITEMS * sizeof(int), res, 0, NULL,
+                                      NULL);
+        for (int i = 0; i < RACE_ITEMS && err == CL_SUCCESS; i++)
+            if (res[i] != r->host_in[i] * 7 + RACE_LOCAL) {
+                r->wrong++;
+                break;
+            }
+    }
+    if (err != CL_SUCCESS || !res)
+        r->wrong++;
+    free(res);
+    if (out)
+        clReleaseMemObject(out);
+    if (k)
+        clReleaseKernel(k);
+    if (q)
+        clReleaseCommandQueue(q);
+    return NULL;
+}
+
+/* Host threads racing to the fourth launch of one kernel: see the comment at the top. */
+static void racing_threads(struct kt_env *env, cl_mem in, const int *host_in)
+{
+    static const char *race_src = "kernel void race(global int *out, global const int *in) {\n"
+                                  "  size_t i = get_global_id(0);\n"
+                                  "  out[i] = in[i] * 7 + (int)get_local_size(0);\n"
+                                  "}\n";
+    cl_program p = kt_build(env, race_src, NULL);
+    pthread_barrier_t start;
+    KT_REQUIRE(pthread_barrier_init(&start, NULL, RACERS) == 0, "pthread_barrier_init");
+    struct racer racers[RACERS];
+    pthread_t threads[RACERS];
+    for (int t = 0; t < RACERS; t++) {
+        racers[t] = (struct racer){env, p, in, host_in, &start, 0};
+        KT_REQUIRE(pthread_create(&threads[t], NULL, race, &racers[t]) == 0, "pthread_create");
+    }
+    for (int t = 0; t < RACERS; t++) {
+        pthread_join(threads[t], NULL);
+        KT_CHECK(racers[t].wrong == 0, "racing thread %d: %d launches wrong or failed", t,
+                 racers[t].wrong);
+    }
+    pthread_barrier_destroy(&start);
+    KT_EXPECT(clReleaseProgram(p), CL_SUCCESS);
+}
+
 /* -kiln- options are the runtime's own: an application's are refused. */
 static void private_options(struct kt_env *env)
 {
@@ -263,6 +343,7 @@ int main(void)
     run_program(&env, NULL, true, out, in, host_in);
     program_scope_variable(&env, out);
     private_options(&env);
+    racing_threads(&env, in, host_in);
 
     KT_EXPECT(clReleaseMemObject(in), CL_SUCCESS);
     KT_EXPECT(clReleaseMemObject(out), CL_SUCCESS);
