@@ -965,7 +965,7 @@ enum kiln_cc_status kiln_cc_optimize_o3(struct kiln_cc_build *b)
         if (!LLVMIsDeclaration(fn) && len > plen && strncmp(name, KILN_CC_WG_PREFIX, plen) == 0)
             fns[nfns++] = fn;
     }
-    /* Strided loops with a constant trip count now are unrolled before the vectoriser. */
+    /* Strided loops that now have a constant trip count are unrolled before the vectoriser. */
     unsigned counted = 0;
     for (unsigned i = 0; status == KILN_CC_OK && i < nfns; i++)
         counted += chosen[i] = kiln_cc_count_strided_loops(b->ctx, fns[i]) > 0;
