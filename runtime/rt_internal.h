@@ -481,14 +481,13 @@ enum kiln_rt_variant_state {
     KILN_VARIANT_COUNTING, /* launches counted; not built yet */
     KILN_VARIANT_BUILDING, /* one thread builds it, without the program's lock */
     KILN_VARIANT_READY,    /* built: cc is the kernel to launch */
-    KILN_VARIANT_FAILED,   /* the build failed; never tried again */
+    KILN_VARIANT_FAILED, /* the generic function for good: the build failed or would add nothing */
 };
 
-/* One (local size, offset is zero) pair of one program kernel; under the program's lock. */
 /*
- * An entry's fields change under the program's lock only, and never once it is READY or
- * FAILED: a launch that reads `state` (acquire) as one of those may read the rest without
- * the lock (variant.c).
+ * One (local size, offset is zero) pair of one program kernel. Its fields change under the
+ * program's lock only, and never once it is READY or FAILED: a launch that reads `state`
+ * (acquire) as one of those may read the rest without the lock (variant.c).
  */
 struct kiln_rt_variant {
     size_t local[3];
@@ -524,8 +523,8 @@ struct _cl_program {
     bool from_binary;
     cl_device_id binary_device; /* from_binary: the device the binary was given for */
     /* Local-size variants of `built`'s kernels (variant.c): KILN_RT_VARIANTS entries per
-     * kernel, allocated on the first launch that may use one; freed with `built`. */
-    /* Set once under lock, rows first; a launch may read them without it (variant.c). */
+     * kernel, allocated on the first launch that may use one; freed with `built`. Set once
+     * under the lock, rows first; a launch may read them without it. */
     _Atomic(struct kiln_rt_variant *) variants;
     unsigned variant_rows;
 };

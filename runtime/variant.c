@@ -17,7 +17,8 @@
  * Only programs built from source have variants: a binary's or a linked program's
  * executable has no source to build one from. A variant that fails to build (the compiler
  * refuses variants of programs with program-scope variables) is remembered and never tried
- * again; its launches keep the generic function.
+ * again; its launches keep the generic function. So is a pair a variant would add nothing to
+ * (a required work-group size, all groups full, a non-zero offset), without a build.
  *
  * Locking: the table is under the program's lock, a leaf. The build runs without it: the
  * entry is BUILDING meanwhile, so no other thread builds the same variant, and the other
@@ -190,11 +191,8 @@ const struct kiln_cc_kernel *kiln_rt_variant_for(cl_kernel k, cl_uint dim, const
     const struct kiln_cc_kernel *use = k->cc;
     char *options = NULL;
     pthread_mutex_lock(&p->lock);
-    /* A required size in a program of full groups is a constant already; only a zero offset
-     * would be new. */
-    bool fixed = k->cc->reqd_work_group_size[0] && kiln_rt_program_uniform(p);
     struct kiln_rt_variant *table = atomic_load_explicit(&p->variants, memory_order_relaxed);
-    if (!table && !(fixed && !zero)) {
+    if (!table) {
         unsigned rows = cc->num_kernels(p->built);
         table = kiln_calloc((size_t)rows * KILN_RT_VARIANTS, sizeof(*table));
         if (table) {
@@ -203,10 +201,17 @@ const struct kiln_cc_kernel *kiln_rt_variant_for(cl_kernel k, cl_uint dim, const
         }
     }
     struct kiln_rt_variant *v =
-        table && k->index < p->variant_rows && !(fixed && !zero)
+        table && k->index < p->variant_rows
             ? entry_for(&table[(size_t)k->index * KILN_RT_VARIANTS], size, zero)
             : NULL;
     int state = v ? atomic_load_explicit(&v->state, memory_order_relaxed) : KILN_VARIANT_FREE;
+    /* A required size in a program of full groups is a constant already: with an offset a
+     * variant would add nothing, so the pair is settled on the generic function at once. */
+    if (state == KILN_VARIANT_COUNTING && k->cc->reqd_work_group_size[0] && !zero &&
+        kiln_rt_program_uniform(p)) {
+        state = KILN_VARIANT_FAILED;
+        atomic_store_explicit(&v->state, state, memory_order_release);
+    }
     if (state == KILN_VARIANT_READY)
         use = v->cc;
     if (state == KILN_VARIANT_COUNTING && ++v->launches >= threshold) {
