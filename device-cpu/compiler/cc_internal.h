@@ -175,6 +175,21 @@ LLVMValueRef kiln_cc_local_size(const struct kiln_cc_build *b, const struct kiln
  * induction variable from 0, v computed before it) at min(n, v); returns how many.
  */
 unsigned kiln_cc_narrow_loops(LLVMContextRef ctx, LLVMValueRef fn);
+/*
+ * counted_loop.c: a loop that counts x from 0 by 1 while x + 1 is below the constant bound
+ * (the shape is at the top of counted_loop.c).
+ */
+struct kiln_cc_counted_loop {
+    LLVMBasicBlockRef pre, header, latch, exit;
+    LLVMValueRef x, next, test, br; /* the counter, x + 1, its test and the latch's branch */
+    uint64_t bound;
+};
+/* Matches the loop whose back edge ends `latch`. */
+bool kiln_cc_counted_loop(LLVMBasicBlockRef latch, struct kiln_cc_counted_loop *c);
+/* A constant integer of at most 64 bits, zero-extended. */
+bool kiln_cc_const_u64(LLVMValueRef v, uint64_t *out);
+/* outer_vec.c: the entry of loop id `id` named `name` (llvm.loop.parallel_accesses...), or NULL. */
+LLVMValueRef kiln_cc_loop_entry(LLVMValueRef id, const char *name);
 /* strided_loops.c: loops from a work-item's index get a constant trip count; how many. */
 unsigned kiln_cc_count_strided_loops(LLVMContextRef ctx, LLVMValueRef fn);
 /* wrap_split.c: work-item loops cut where an index (x + c) & (2^k - 1) wraps; how many. */

@@ -245,8 +245,7 @@ static LLVMValueRef *md_operands(LLVMValueRef node, unsigned *n)
     return ops;
 }
 
-/* The entry of loop id `id` named `name`, or NULL. */
-static LLVMValueRef loop_entry(LLVMValueRef id, const char *name)
+LLVMValueRef kiln_cc_loop_entry(LLVMValueRef id, const char *name)
 {
     unsigned n;
     LLVMValueRef found = NULL;
@@ -478,7 +477,7 @@ static struct wi_loop *find_loops(LLVMContextRef ctx, LLVMValueRef fn, unsigned 
         LLVMValueRef id = br ? LLVMGetMetadata(br, loop_kind) : NULL;
         if (!id)
             continue;
-        LLVMValueRef pa = loop_entry(id, "llvm.loop.parallel_accesses");
+        LLVMValueRef pa = kiln_cc_loop_entry(id, "llvm.loop.parallel_accesses");
         if (!pa || LLVMGetMDNodeNumOperands(pa) != 2)
             continue;
         unsigned m;
@@ -895,7 +894,8 @@ static bool keep_remainder_small(LLVMContextRef ctx, LLVMValueRef fn)
     struct wi_loop *loops = find_loops(ctx, fn, &n, &oom);
     for (unsigned i = 0; i < n && !oom; i++) {
         LLVMValueRef id = LLVMGetMetadata(loops[i].latch_br, loop_kind);
-        if (!loop_entry(id, "llvm.loop.isvectorized") || !widenable_body(ctx, &loops[i], fn, false))
+        if (!kiln_cc_loop_entry(id, "llvm.loop.isvectorized") ||
+            !widenable_body(ctx, &loops[i], fn, false))
             continue;
         struct ptr_set latches = {0};
         oom = !inner_loops(&loops[i], &latches) && latches.len > 0;
@@ -928,8 +928,8 @@ static enum kiln_cc_status after_vectorize(struct kiln_cc_build *b, LLVMValueRef
              bb = LLVMGetNextBasicBlock(bb)) {
             LLVMValueRef br = LLVMGetBasicBlockTerminator(bb);
             LLVMValueRef id = br ? LLVMGetMetadata(br, loop_kind) : NULL;
-            if (!id || !loop_entry(id, "llvm.loop.vectorize.enable") ||
-                loop_entry(id, "llvm.loop.isvectorized"))
+            if (!id || !kiln_cc_loop_entry(id, "llvm.loop.vectorize.enable") ||
+                kiln_cc_loop_entry(id, "llvm.loop.isvectorized"))
                 continue;
             if (!replace_loop_id(b->ctx, br, drop, 2, NULL, 0))
                 return KILN_CC_OUT_OF_MEMORY;

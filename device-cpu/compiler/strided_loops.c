@@ -65,50 +65,19 @@ static unsigned predecessors(LLVMBasicBlockRef bb, LLVMBasicBlockRef *out, unsig
     return n;
 }
 
-/*
- * Whether x is the counter of a loop that starts at 0 and leaves when x + 1 reaches a
- * constant: *bound set to that constant, so that every value x takes is below it.
- */
+/* Whether x is the counter of a counted loop (counted_loop.c): *bound set to its bound. */
 static bool counter_bound(LLVMValueRef x, uint64_t *bound)
 {
-    if (!LLVMIsAPHINode(x) || LLVMCountIncoming(x) != 2 ||
-        LLVMGetTypeKind(LLVMTypeOf(x)) != LLVMIntegerTypeKind)
+    if (!LLVMIsAPHINode(x) || LLVMCountIncoming(x) != 2)
         return false;
-    LLVMValueRef next = NULL;
-    LLVMBasicBlockRef latch = NULL;
     for (unsigned k = 0; k < 2; k++) {
-        LLVMValueRef v = LLVMGetIncomingValue(x, k);
-        int64_t c;
-        if (const_int(v, &c) && c == 0)
-            continue;
-        if (next || !LLVMIsAInstruction(v) || LLVMGetInstructionOpcode(v) != LLVMAdd ||
-            LLVMGetOperand(v, 0) != x || !const_int(LLVMGetOperand(v, 1), &c) || c != 1)
-            return false;
-        next = v;
-        latch = LLVMGetIncomingBlock(x, k);
+        struct kiln_cc_counted_loop c;
+        if (kiln_cc_counted_loop(LLVMGetIncomingBlock(x, k), &c) && c.x == x) {
+            *bound = c.bound;
+            return true;
+        }
     }
-    if (!next)
-        return false;
-    LLVMValueRef br = LLVMGetBasicBlockTerminator(latch);
-    if (!br || LLVMGetInstructionOpcode(br) != LLVMBr || !LLVMIsConditional(br))
-        return false;
-    LLVMValueRef test = LLVMGetCondition(br);
-    int64_t l;
-    if (!LLVMIsAICmpInst(test) || LLVMGetOperand(test, 0) != next ||
-        !const_int(LLVMGetOperand(test, 1), &l) || l <= 0)
-        return false;
-    LLVMBasicBlockRef header = LLVMGetInstructionParent(x);
-    LLVMIntPredicate pred = LLVMGetICmpPredicate(test);
-    /* The back edge is taken exactly while x + 1 < L. */
-    if (pred == LLVMIntEQ && LLVMGetSuccessor(br, 1) == header && LLVMGetSuccessor(br, 0) != header)
-        ;
-    else if ((pred == LLVMIntNE || pred == LLVMIntULT) && LLVMGetSuccessor(br, 0) == header &&
-             LLVMGetSuccessor(br, 1) != header)
-        ;
-    else
-        return false;
-    *bound = (uint64_t)l;
-    return true;
+    return false;
 }
 
 /* v in `bits` bits, as an unsigned and as a signed number. */

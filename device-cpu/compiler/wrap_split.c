@@ -35,92 +35,13 @@
 #define WRAP_MAX_PIECES   4
 #define WRAP_MAX_INCOMING 16
 
-struct wi_counter {
-    LLVMBasicBlockRef pre, header, latch, exit;
-    LLVMValueRef x, next, test, br;
-    uint64_t bound; /* L */
-};
-
-static bool const_u(LLVMValueRef v, uint64_t *out)
+/* Matches the work-item loop whose back edge ends `latch`: the rest of the shape above. */
+static bool match(LLVMContextRef ctx, LLVMBasicBlockRef latch, struct kiln_cc_counted_loop *w)
 {
-    if (!v || !LLVMIsAConstantInt(v) || LLVMGetIntTypeWidth(LLVMTypeOf(v)) > 64)
+    if (!kiln_cc_counted_loop(latch, w) || w->bound < 2 || LLVMGetNextUse(LLVMGetFirstUse(w->test)))
         return false;
-    *out = LLVMConstIntGetZExtValue(v);
-    return true;
-}
-
-static bool has_parallel_accesses(LLVMContextRef ctx, LLVMValueRef br)
-{
-    LLVMValueRef id = LLVMGetMetadata(br, LLVMGetMDKindIDInContext(ctx, "llvm.loop", 9));
-    if (!id)
-        return false;
-    unsigned n = LLVMGetMDNodeNumOperands(id);
-    LLVMValueRef ops[16];
-    if (n > sizeof(ops) / sizeof(ops[0]))
-        return false;
-    LLVMGetMDNodeOperands(id, ops);
-    for (unsigned i = 1; i < n; i++) {
-        if (!ops[i] || !LLVMIsAMDNode(ops[i]) || LLVMGetMDNodeNumOperands(ops[i]) < 1)
-            continue;
-        LLVMValueRef first[8];
-        if (LLVMGetMDNodeNumOperands(ops[i]) > 8)
-            continue;
-        LLVMGetMDNodeOperands(ops[i], first);
-        unsigned len = 0;
-        const char *s = first[0] ? LLVMGetMDString(first[0], &len) : NULL;
-        if (s && len == strlen("llvm.loop.parallel_accesses") &&
-            memcmp(s, "llvm.loop.parallel_accesses", len) == 0)
-            return true;
-    }
-    return false;
-}
-
-/* Matches the work-item loop whose back edge ends `latch`. */
-static bool match(LLVMContextRef ctx, LLVMBasicBlockRef latch, struct wi_counter *w)
-{
-    LLVMValueRef br = LLVMGetBasicBlockTerminator(latch);
-    if (!br || LLVMGetInstructionOpcode(br) != LLVMBr || !LLVMIsConditional(br) ||
-        !has_parallel_accesses(ctx, br))
-        return false;
-    LLVMValueRef test = LLVMGetCondition(br);
-    if (!LLVMIsAICmpInst(test) || LLVMGetNextUse(LLVMGetFirstUse(test)) ||
-        !const_u(LLVMGetOperand(test, 1), &w->bound) || w->bound < 2)
-        return false;
-    LLVMIntPredicate pred = LLVMGetICmpPredicate(test);
-    unsigned stay;
-    if (pred == LLVMIntEQ)
-        stay = 1;
-    else if (pred == LLVMIntNE || pred == LLVMIntULT)
-        stay = 0;
-    else
-        return false;
-    w->latch = latch;
-    w->br = br;
-    w->test = test;
-    w->header = LLVMGetSuccessor(br, stay);
-    w->exit = LLVMGetSuccessor(br, 1 - stay);
-    w->next = LLVMGetOperand(test, 0);
-    uint64_t one;
-    if (w->exit == w->header || !LLVMIsAInstruction(w->next) ||
-        LLVMGetInstructionOpcode(w->next) != LLVMAdd ||
-        !const_u(LLVMGetOperand(w->next, 1), &one) || one != 1)
-        return false;
-    w->x = LLVMGetOperand(w->next, 0);
-    if (!LLVMIsAPHINode(w->x) || LLVMGetInstructionParent(w->x) != w->header ||
-        LLVMCountIncoming(w->x) != 2)
-        return false;
-    w->pre = NULL;
-    for (unsigned k = 0; k < 2; k++) {
-        uint64_t zero;
-        LLVMBasicBlockRef from = LLVMGetIncomingBlock(w->x, k);
-        LLVMValueRef v = LLVMGetIncomingValue(w->x, k);
-        if (from == latch && v == w->next)
-            continue;
-        if (from == latch || !const_u(v, &zero) || zero != 0)
-            return false;
-        w->pre = from;
-    }
-    if (!w->pre)
+    LLVMValueRef id = LLVMGetMetadata(w->br, LLVMGetMDKindIDInContext(ctx, "llvm.loop", 9));
+    if (!id || !kiln_cc_loop_entry(id, "llvm.loop.parallel_accesses"))
         return false;
     /* x is the header's only phi. */
     for (LLVMValueRef in = LLVMGetFirstInstruction(w->header); in && LLVMIsAPHINode(in);
@@ -156,14 +77,14 @@ static bool add_cut(uint64_t *cuts, unsigned *n, uint64_t cut)
 }
 
 /* Cuts where `index` & (2^k - 1) wraps, for every such and of index = x + c. */
-static bool cuts_of(const struct wi_counter *w, LLVMValueRef index, uint64_t c, uint64_t *cuts,
-                    unsigned *n)
+static bool cuts_of(const struct kiln_cc_counted_loop *w, LLVMValueRef index, uint64_t c,
+                    uint64_t *cuts, unsigned *n)
 {
     for (LLVMUseRef u = LLVMGetFirstUse(index); u; u = LLVMGetNextUse(u)) {
         LLVMValueRef and = LLVMGetUser(u);
         uint64_t mask;
         if (!LLVMIsAInstruction(and) || LLVMGetInstructionOpcode(and) != LLVMAnd ||
-            LLVMGetOperand(and, 0) != index || !const_u(LLVMGetOperand(and, 1), &mask) ||
+            LLVMGetOperand(and, 0) != index || !kiln_cc_const_u64(LLVMGetOperand(and, 1), &mask) ||
             mask == 0 || mask == UINT64_MAX || (mask & (mask + 1)) != 0)
             continue;
         uint64_t period = mask + 1;
@@ -180,7 +101,7 @@ static bool cuts_of(const struct wi_counter *w, LLVMValueRef index, uint64_t c, 
  * are more than the pieces allow. Only x and its adds of constants are looked at: any
  * cut is correct, these are the useful ones.
  */
-static bool find_cuts(const struct wi_counter *w, uint64_t *cuts, unsigned *n)
+static bool find_cuts(const struct kiln_cc_counted_loop *w, uint64_t *cuts, unsigned *n)
 {
     *n = 0;
     if (!cuts_of(w, w->x, 0, cuts, n))
@@ -192,14 +113,15 @@ static bool find_cuts(const struct wi_counter *w, uint64_t *cuts, unsigned *n)
             continue;
         LLVMOpcode op = LLVMGetInstructionOpcode(user);
         if ((op == LLVMAdd || (op == LLVMOr && LLVMGetIsDisjoint(user))) &&
-            LLVMGetOperand(user, 0) == w->x && const_u(LLVMGetOperand(user, 1), &c) &&
+            LLVMGetOperand(user, 0) == w->x && kiln_cc_const_u64(LLVMGetOperand(user, 1), &c) &&
             !cuts_of(w, user, c, cuts, n))
             return false;
     }
     return true;
 }
 
-static void split(LLVMContextRef ctx, struct wi_counter *w, const uint64_t *cuts, unsigned ncuts)
+static void split(LLVMContextRef ctx, struct kiln_cc_counted_loop *w, const uint64_t *cuts,
+                  unsigned ncuts)
 {
     LLVMBuilderRef bld = LLVMCreateBuilderInContext(ctx);
     LLVMTypeRef t = LLVMTypeOf(w->x);
@@ -278,7 +200,7 @@ unsigned kiln_cc_split_wrapping_loops(LLVMContextRef ctx, LLVMValueRef fn)
 {
     unsigned done = 0;
     for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(fn); bb; bb = LLVMGetNextBasicBlock(bb)) {
-        struct wi_counter w;
+        struct kiln_cc_counted_loop w;
         uint64_t cuts[WRAP_MAX_PIECES];
         unsigned ncuts;
         if (!match(ctx, bb, &w) || !find_cuts(&w, cuts, &ncuts) || ncuts == 0)
