@@ -110,11 +110,15 @@ static bool read_tables(struct loader *l)
         return fail(l, "bad section table");
     l->sh = (const Elf64_Shdr *)(l->obj + eh->e_shoff);
     l->num_sections = eh->e_shnum;
+    /* Every section's bounds first: the symbol table names its string table by index. */
     for (unsigned i = 0; i < l->num_sections; i++) {
         const Elf64_Shdr *s = &l->sh[i];
         if (s->sh_type != SHT_NOBITS && s->sh_type != SHT_NULL &&
             !in_bounds(l, s->sh_offset, s->sh_size))
             return fail(l, "a section lies outside the object");
+    }
+    for (unsigned i = 0; i < l->num_sections; i++) {
+        const Elf64_Shdr *s = &l->sh[i];
         if (s->sh_addralign > 4096)
             return fail(l, "a section asks for more than page alignment");
         if (s->sh_type == SHT_INIT_ARRAY || s->sh_type == SHT_FINI_ARRAY ||

@@ -119,6 +119,10 @@ int main(int argc, char **argv)
     memcpy(copy, obj, size);
     sh[data_index].sh_size = size;
     failures += refused(copy, size, names, NUM_NAMES, "outside the object", "section size");
+    /* The symbol names, which the symbol table comes before, beyond the object. */
+    memcpy(copy, obj, size);
+    sh[strtab - section(obj, "")].sh_offset = (Elf64_Off)1 << 40;
+    failures += refused(copy, size, names, NUM_NAMES, "outside the object", "names offset");
     memcpy(copy, obj, size);
     eh->e_machine = EM_AARCH64;
     failures += refused(copy, size, names, NUM_NAMES, "not an x86-64", "machine");
