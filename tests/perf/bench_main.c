@@ -8,9 +8,11 @@
 #include "bench.h"
 
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -51,16 +53,18 @@ struct options {
     unsigned reps;
     unsigned size_mib;
     unsigned threads;
+    unsigned required; /* bit t: target t must be present (--require) */
 };
 
 static void usage(FILE *to)
 {
     fprintf(to, "usage: kiln-bench [--case NAME|all] [--reps N] [--size-mib N] [--threads N]"
-                " [--list]\n"
+                " [--require TARGET] [--list]\n"
                 "  --case      the case to run (default all; --list shows them)\n"
                 "  --reps      timed repetitions after one warm-up (default 11)\n"
                 "  --size-mib  size of each array in MiB (default 64)\n"
-                "  --threads   threads of the plain-C ceiling (default: online CPUs)\n");
+                "  --threads   threads of the plain-C ceiling (default: online CPUs)\n"
+                "  --require   fail when TARGET (Kiln or PoCL) is not found; may be repeated\n");
 }
 
 /* Parses a positive integer option value; 0 on error. */
@@ -84,6 +88,7 @@ static int parse(int argc, char **argv, struct options *o)
     o->reps = 11;
     o->size_mib = 64;
     o->threads = cpus > 0 ? (unsigned)cpus : 1;
+    o->required = 0;
     for (int i = 1; i < argc; i++) {
         const char *arg = argv[i];
         const char *val = i + 1 < argc ? argv[i + 1] : NULL;
@@ -101,6 +106,17 @@ static int parse(int argc, char **argv, struct options *o)
         } else if (strcmp(arg, "--threads") == 0) {
             if ((o->threads = positive(arg, val)) == 0)
                 return 2;
+            i++;
+        } else if (strcmp(arg, "--require") == 0 && val != NULL) {
+            int t = 0;
+            while (t < NTARGETS && (targets[t].platform_substring == NULL ||
+                                    strcasecmp(targets[t].label, val) != 0))
+                t++;
+            if (t == NTARGETS) {
+                fprintf(stderr, "kiln-bench: --require takes Kiln or PoCL, not '%s'\n", val);
+                return 2;
+            }
+            o->required |= 1u << t;
             i++;
         } else if (strcmp(arg, "--list") == 0) {
             for (int c = 0; c < NCASES; c++)
@@ -187,14 +203,14 @@ out:
 
 /* Runs every selected case on the OpenCL platform of target t, filling rows[case]. A platform
  * that is absent leaves the rows ROW_ABSENT; one that cannot give a context and a queue marks
- * them ROW_FAILED. */
-static void run_platform(int t, const struct options *o, struct row rows[NCASES])
+ * them ROW_FAILED. Returns whether the platform was found. */
+static bool run_platform(int t, const struct options *o, struct row rows[NCASES])
 {
     const char *label = targets[t].label;
     cl_platform_id platform = bench_cl_find_platform(targets[t].platform_substring);
     if (platform == NULL) {
         printf("%s: not found\n", label);
-        return;
+        return false;
     }
     for (int c = 0; c < NCASES; c++)
         if (selected(o, cases[c]))
@@ -238,7 +254,7 @@ static void run_platform(int t, const struct options *o, struct row rows[NCASES]
 out_release_context:
     clReleaseContext(env.ctx);
 out:
-    return;
+    return true;
 }
 
 /* Runs every selected case that has a host version on the thread pool. */
@@ -312,14 +328,16 @@ int main(int argc, char **argv)
     printf("kiln-bench: %u MiB per array, 1 warm-up + %u timed repetitions\n", o.size_mib, o.reps);
     print_cache_note(&o);
     static struct row rows[NTARGETS][NCASES];
+    int status = EXIT_SUCCESS;
     for (int t = 0; t < NTARGETS; t++) {
-        if (targets[t].platform_substring != NULL)
-            run_platform(t, &o, rows[t]);
-        else
+        if (targets[t].platform_substring == NULL) {
             run_host(&o, rows[t]);
+        } else if (!run_platform(t, &o, rows[t]) && (o.required & 1u << t)) {
+            printf("kiln-bench: %s is required (--require) but was not found\n", targets[t].label);
+            status = EXIT_FAILURE;
+        }
     }
 
-    int status = EXIT_SUCCESS;
     printf("\n%-8s %-6s %11s %11s %10s  %s\n", "case", "target", "median ms", "min ms", "rate",
            "result");
     for (int c = 0; c < NCASES; c++) {
