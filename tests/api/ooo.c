@@ -181,17 +181,11 @@ static void test_rounds(struct kt_env *env)
  * Independent commands really run at the same time: a kernel that waits (with a
  * bound) for a flag that only the next command sets sees it. In an in-order queue,
  * or with the commands run one after the other, it would give up and report 0.
- * Needs two workers: skipped (and said so) with fewer.
+ * Needs two workers: `test_api_ooo concurrency` runs it alone, and its ctest entry sets
+ * KILN_NUM_THREADS=2 so that it runs on any machine.
  */
 static void test_concurrency(struct kt_env *env)
 {
-    const char *threads = getenv("KILN_NUM_THREADS");
-    cl_uint cus = 0;
-    clGetDeviceInfo(env->device, CL_DEVICE_MAX_COMPUTE_UNITS, sizeof(cus), &cus, NULL);
-    if ((threads && atoi(threads) < 2) || (!threads && cus < 2)) {
-        printf("ooo: concurrency check skipped: fewer than two workers\n");
-        return;
-    }
     const char *src = "kernel void waiter(volatile global int *flag, global int *out)\n"
                       "{\n"
                       "    int seen = 0;\n"
@@ -228,8 +222,30 @@ static void test_concurrency(struct kt_env *env)
     clReleaseProgram(p);
 }
 
-int main(void)
+/* Exit status 77 (ctest's skip code): the concurrency check cannot run with fewer than two
+ * workers. */
+static int run_concurrency(void)
 {
+    struct kt_env env;
+    kt_setup(&env, CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE);
+    cl_uint cus = 0;
+    KT_EXPECT(clGetDeviceInfo(env.device, CL_DEVICE_MAX_COMPUTE_UNITS, sizeof(cus), &cus, NULL),
+              CL_SUCCESS);
+    const char *threads = getenv("KILN_NUM_THREADS");
+    if (threads != NULL ? atoi(threads) < 2 : cus < 2) {
+        printf("ooo: concurrency: skipped: fewer than two workers (%u compute units)\n", cus);
+        kt_teardown(&env);
+        return 77;
+    }
+    test_concurrency(&env);
+    kt_teardown(&env);
+    return kt_finish("ooo concurrency");
+}
+
+int main(int argc, char **argv)
+{
+    if (argc > 1 && strcmp(argv[1], "concurrency") == 0)
+        return run_concurrency();
     struct kt_env env;
     kt_setup(&env, CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE | CL_QUEUE_PROFILING_ENABLE);
     cl_int err;
@@ -241,7 +257,6 @@ int main(void)
     test_barrier_with_list(&env, a, b);
     test_finish_waits(&env, a);
     test_rounds(&env);
-    test_concurrency(&env);
     clReleaseMemObject(a);
     clReleaseMemObject(b);
     kt_teardown(&env);
