@@ -30,12 +30,26 @@ static void set_string_attr(LLVMContextRef ctx, LLVMValueRef fn, const char *key
             LLVMCreateStringAttribute(ctx, key, key_len, value, (unsigned)strlen(value)));
 }
 
+/*
+ * In a build with assertions (no NDEBUG), KILN_VERIFY_EACH=1 verifies the module after every
+ * LLVM pass, not only after every stage (backend.c). It is opt-in: the module holds the linked
+ * kernel library, and verifying it after each of O3's passes makes a build take tens of seconds.
+ */
+static bool verify_each(void)
+{
+#ifndef NDEBUG
+    const char *v = getenv("KILN_VERIFY_EACH");
+    return v != NULL && strcmp(v, "1") == 0;
+#else
+    return false;
+#endif
+}
+
 enum kiln_cc_status kiln_cc_run_passes(struct kiln_cc_build *b, const char *passes)
 {
     LLVMPassBuilderOptionsRef opts = LLVMCreatePassBuilderOptions();
-#ifndef NDEBUG
-    LLVMPassBuilderOptionsSetVerifyEach(opts, 1);
-#endif
+    if (verify_each())
+        LLVMPassBuilderOptionsSetVerifyEach(opts, 1);
     LLVMErrorRef err = LLVMRunPasses(b->mod, passes, b->tm, opts);
     LLVMDisposePassBuilderOptions(opts);
     if (err) {
