@@ -617,7 +617,11 @@ static bool lru_present(const struct lru *r, int id)
     return at >= 0 && list_dir(temp_dir, &l) == 0 && listed(&l, r->names[at]);
 }
 
-/* Three times the limit, built in order: the cache stays within it, oldest out first. */
+/*
+ * Three times the limit, built in order: the cache stays within it, oldest out first.
+ * Recency is the mtime, so the order needs timestamps finer than the tens of
+ * milliseconds between two builds (ext4, xfs, btrfs and tmpfs keep nanoseconds).
+ */
 static int test_limit(void)
 {
     static struct lru r;
