@@ -3,9 +3,12 @@
  * generation, and loads the stored object and kernel descriptions instead.
  *
  * Where: $KILN_CACHE_DIR, else $XDG_CACHE_HOME/kiln, else $HOME/.cache/kiln.
- * KILN_CACHE_DIR=off (or set but empty) turns the cache off. The variables are read
- * at every build. One file per key, <64 hex digits>.kiln, in the container format
- * of container.c.
+ * KILN_CACHE_DIR=off (or set but empty) or KILN_CACHE_MAX_MIB=0 turns the cache off.
+ * The variables are read at every build (cache_dir.c, shared with the kiln-cache
+ * command). One file per key, <64 hex digits>.kiln, in the container format of
+ * container.c. The directory is held to its size limit by evicting the least
+ * recently used entries (cache_dir.c): a hit sets its entry's mtime, and a store
+ * accounts for its entry and trims when the directory is over the limit.
  *
  * The key is SHA-256 over: the source, the build options as given, the cc1 flags
  * every kernel is compiled with (OpenCL C version and features), the target
@@ -22,6 +25,7 @@
  * no caching, and the build log gets a note only when an entry could not be written.
  */
 #include "cc_common.h"
+#include "cache_dir.h"
 #include "kiln_cc_cl_flags.h"
 
 #include <cpuid.h>
@@ -246,27 +250,6 @@ bool kiln_cc_cache_key(const char *source, const char *options, uint8_t key[KILN
     return true;
 }
 
-/* The cache directory (malloc()ed), or NULL when the cache is off or has no home. */
-static char *cache_dir(void)
-{
-    const char *dir = getenv("KILN_CACHE_DIR");
-    if (dir)
-        return *dir && strcmp(dir, "off") != 0 ? strdup(dir) : NULL;
-    const char *base = getenv("XDG_CACHE_HOME");
-    const char *suffix = "/kiln";
-    if (!base || base[0] != '/') {
-        base = getenv("HOME");
-        suffix = "/.cache/kiln";
-    }
-    if (!base || !*base)
-        return NULL;
-    size_t len = strlen(base) + strlen(suffix) + 1;
-    char *path = malloc(len);
-    if (path)
-        snprintf(path, len, "%s%s", base, suffix);
-    return path;
-}
-
 /* mkdir -p; true if the directory exists at the end. */
 static bool make_dirs(char *path)
 {
@@ -299,16 +282,25 @@ static char *entry_path(const char *dir, const uint8_t key[KILN_CC_HASH_SIZE], c
     return path;
 }
 
+/* The directory, or NULL when the cache is off: no directory, or a limit of 0. */
+static char *cache_dir(uint64_t *limit)
+{
+    *limit = kiln_cc_cache_limit();
+    return *limit ? kiln_cc_cache_dir() : NULL;
+}
+
 bool kiln_cc_cache_enabled(void)
 {
-    char *dir = cache_dir();
+    uint64_t limit;
+    char *dir = cache_dir(&limit);
     free(dir);
     return dir != NULL;
 }
 
 bool kiln_cc_cache_read(const uint8_t key[KILN_CC_HASH_SIZE], uint8_t **data, size_t *size)
 {
-    char *dir = cache_dir();
+    uint64_t limit;
+    char *dir = cache_dir(&limit);
     char *path = dir ? entry_path(dir, key, ".kiln") : NULL;
     bool ok = false;
     free(dir);
@@ -330,6 +322,8 @@ bool kiln_cc_cache_read(const uint8_t key[KILN_CC_HASH_SIZE], uint8_t **data, si
                 got += (size_t)n;
         }
         if (buf && got == want) {
+            /* A hit is a use: eviction goes by mtime (cache_dir.c). Failure only ages it. */
+            futimens(fd, NULL);
             *data = buf;
             *size = want;
             ok = true;
@@ -358,14 +352,17 @@ static bool write_all(int fd, const uint8_t *data, size_t size)
 void kiln_cc_cache_write(const uint8_t key[KILN_CC_HASH_SIZE], const uint8_t *data, size_t size,
                          struct kiln_cc_log *log)
 {
-    char *dir = cache_dir();
-    if (!dir)
-        return;
+    uint64_t limit;
+    char *dir = cache_dir(&limit);
+    char *temp = NULL, *path = NULL;
+    /* One program may not take more than a quarter of the cache (it would empty it). */
+    if (!dir || size > limit / 4)
+        goto out_free;
     char suffix[64];
     snprintf(suffix, sizeof(suffix), ".tmp.%ld.%u", (long)getpid(),
              atomic_fetch_add_explicit(&temp_counter, 1, memory_order_relaxed));
-    char *temp = entry_path(dir, key, suffix);
-    char *path = entry_path(dir, key, ".kiln");
+    temp = entry_path(dir, key, suffix);
+    path = entry_path(dir, key, ".kiln");
     if (!temp || !path || !make_dirs(dir))
         goto out_free;
     int fd = open(temp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
@@ -377,6 +374,9 @@ void kiln_cc_cache_write(const uint8_t key[KILN_CC_HASH_SIZE], const uint8_t *da
         kiln_cc_log_printf(log, "note: kernel cache: could not store %s: %s\n", path,
                            strerror(errno));
         unlink(temp);
+    } else {
+        /* Only now is the entry visible; so it is counted, and the cache trimmed, after. */
+        kiln_cc_cache_account(dir, size, limit);
     }
 out_free:
     free(temp);

@@ -6,7 +6,9 @@
  * (from_cache()) and whether the kernel computed the right results.
  *
  * Usage: kiln-cache-test LIBKILN_CC.so TEST
+ *        kiln-cache-test LIBKILN_CC.so tool KILN_CACHE_COMMAND
  *        kiln-cache-test LIBKILN_CC.so child hit|miss|any
+ *        kiln-cache-test LIBKILN_CC.so pad FIRST COUNT ROUNDS
  */
 #include "check.h"
 #include "hash.h"
@@ -14,12 +16,14 @@
 #include "kiln_cc.h"
 
 #include <dirent.h>
+#include <fcntl.h>
 #include <dlfcn.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -209,7 +213,10 @@ static int fresh_cache(void)
     return 0;
 }
 
-/* Files in dir; *entry is set to the path of the last *.kiln one. */
+/*
+ * Files in dir but the eviction lock (kiln-cache.lock, made by the first store);
+ * *entry is set to the path of the last *.kiln one.
+ */
 static int count_files(const char *dir, char *entry, size_t entry_size)
 {
     DIR *d = opendir(dir);
@@ -217,7 +224,7 @@ static int count_files(const char *dir, char *entry, size_t entry_size)
     if (!d)
         return -1;
     for (struct dirent *e; (e = readdir(d));) {
-        if (e->d_name[0] == '.')
+        if (e->d_name[0] == '.' || strcmp(e->d_name, "kiln-cache.lock") == 0)
             continue;
         n++;
         size_t len = strlen(e->d_name);
@@ -444,6 +451,437 @@ static int test_swapped(void)
     return 0;
 }
 
+/*
+ * The size limit and eviction (cache_dir.c). Programs of about 100 KB each (a
+ * constant table the kernel reads at run time, so it stays in the object), told
+ * apart by -DID, fill caches limited to 1 MiB.
+ */
+static const char pad_program[] =
+    "constant uchar pad[PAD] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16};\n"
+    "kernel void pad_read(global uchar *out)\n"
+    "{\n"
+    "    size_t i = get_global_id(0);\n"
+    "    out[i] = pad[i] + (uchar)ID;\n"
+    "}\n";
+
+enum { PAD_BYTES = 100000, PAD_ITEMS = 16, MAX_NAMES = 128 };
+
+/* Builds pad program `id` and runs it; *hit says whether it came from the cache. */
+static int build_pad(int id, int *hit)
+{
+    char opts[64];
+    snprintf(opts, sizeof(opts), "-DPAD=%d -DID=%d", PAD_BYTES, id);
+    struct kiln_cc_program *p = build(pad_program, opts);
+    CHECK(p);
+    *hit = cc->from_cache(p);
+    const struct kiln_cc_kernel *k = cc->kernel(p, 0);
+    CHECK(k && strcmp(k->name, "pad_read") == 0 && k->wg);
+    static unsigned char out[PAD_ITEMS];
+    memset(out, 0, sizeof(out));
+    unsigned char *pout = out;
+    void *args[] = {&pout};
+    static _Alignas(128) char local_mem[256];
+    struct kiln_wg_ctx c;
+    memset(&c, 0, sizeof(c));
+    c.work_dim = 1;
+    c.local_mem = local_mem;
+    for (unsigned d = 0; d < 3; d++) {
+        c.global_size[d] = c.enqueued_local_size[d] = c.local_size[d] = d ? 1 : PAD_ITEMS;
+        c.num_groups[d] = 1;
+    }
+    k->wg(args, &c);
+    for (int i = 0; i < PAD_ITEMS; i++)
+        CHECK(out[i] == (unsigned char)(i + 1 + id));
+    cc->destroy(p);
+    return 0;
+}
+
+/* What a cache directory holds. */
+struct listing {
+    int entries, temps, others;
+    long long bytes; /* of the entries */
+    char names[MAX_NAMES][80];
+};
+
+static int list_dir(const char *dir, struct listing *l)
+{
+    memset(l, 0, sizeof(*l));
+    DIR *d = opendir(dir);
+    CHECK(d);
+    for (struct dirent *e; (e = readdir(d));) {
+        size_t len = strlen(e->d_name);
+        if (e->d_name[0] == '.')
+            continue;
+        if (len == 69 && strcmp(e->d_name + 64, ".kiln") == 0) {
+            char path[512];
+            snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
+            if (l->entries < MAX_NAMES)
+                snprintf(l->names[l->entries], sizeof(l->names[0]), "%s", e->d_name);
+            l->entries++;
+            l->bytes += file_size(path);
+        } else if (strstr(e->d_name, ".tmp.")) {
+            l->temps++;
+        } else if (strcmp(e->d_name, "kiln-cache.lock") != 0) {
+            l->others++;
+        }
+    }
+    closedir(d);
+    return 0;
+}
+
+static bool listed(const struct listing *l, const char *name)
+{
+    for (int i = 0; i < l->entries && i < MAX_NAMES; i++)
+        if (strcmp(l->names[i], name) == 0)
+            return true;
+    return false;
+}
+
+/*
+ * The entries of a cache in order of last use, oldest first, as the test drove it:
+ * after every build the directory must hold within the limit and its entries must be
+ * the most recently used ones: a suffix of this list.
+ */
+struct lru {
+    int n;
+    char names[MAX_NAMES][80];
+    int id[MAX_NAMES];
+};
+
+static void lru_use(struct lru *r, int at)
+{
+    char name[80];
+    int id = r->id[at];
+    memcpy(name, r->names[at], sizeof(name));
+    memmove(&r->names[at], &r->names[at + 1], (size_t)(r->n - at - 1) * sizeof(name));
+    memmove(&r->id[at], &r->id[at + 1], (size_t)(r->n - at - 1) * sizeof(int));
+    memcpy(r->names[r->n - 1], name, sizeof(name));
+    r->id[r->n - 1] = id;
+}
+
+static int lru_find(const struct lru *r, int id)
+{
+    for (int i = 0; i < r->n; i++)
+        if (r->id[i] == id)
+            return i;
+    return -1;
+}
+
+/* Builds pad program `id`, expects a hit exactly when `r` says it is still there. */
+static int lru_build(struct lru *r, int id, long long limit)
+{
+    struct listing before, after;
+    CHECK(list_dir(temp_dir, &before) == 0);
+    int at = lru_find(r, id);
+    bool there = at >= 0 && listed(&before, r->names[at]);
+    int hit = 0;
+    CHECK(build_pad(id, &hit) == 0);
+    if (hit != there)
+        fprintf(stderr, "program %d: expected a %s\n", id, there ? "hit" : "miss");
+    CHECK(hit == there);
+    CHECK(list_dir(temp_dir, &after) == 0);
+    if (hit) {
+        lru_use(r, at);
+    } else {
+        /* The new entry: the one name not there before. */
+        int found = -1;
+        for (int i = 0; i < after.entries && i < MAX_NAMES; i++)
+            if (!listed(&before, after.names[i]))
+                found = i;
+        CHECK(found >= 0 && r->n < MAX_NAMES);
+        if (at >= 0) /* built again after its eviction */
+            lru_use(r, at);
+        else
+            r->id[r->n++] = id;
+        memcpy(r->names[r->n - 1], after.names[found], sizeof(after.names[0]));
+    }
+    if (after.bytes > limit)
+        fprintf(stderr, "%lld bytes in the cache, limit %lld\n", after.bytes, limit);
+    CHECK(after.bytes <= limit && after.temps == 0);
+    /* What is left is the most recently used: once one entry is gone, so are all older. */
+    bool gone_seen = false;
+    for (int i = r->n - 1; i >= 0; i--) {
+        bool present = listed(&after, r->names[i]);
+        if (present && gone_seen)
+            fprintf(stderr, "program %d kept after a more recently used one went\n", r->id[i]);
+        CHECK(!(present && gone_seen));
+        gone_seen = gone_seen || !present;
+    }
+    return 0;
+}
+
+static bool lru_present(const struct lru *r, int id)
+{
+    struct listing l;
+    int at = lru_find(r, id);
+    return at >= 0 && list_dir(temp_dir, &l) == 0 && listed(&l, r->names[at]);
+}
+
+/*
+ * Three times the limit, built in order: the cache stays within it, oldest out first.
+ * Recency is the mtime, so the order needs timestamps finer than the tens of
+ * milliseconds between two builds (ext4, xfs, btrfs and tmpfs keep nanoseconds).
+ */
+static int test_limit(void)
+{
+    static struct lru r;
+    CHECK(fresh_cache() == 0);
+    setenv("KILN_CACHE_MAX_MIB", "1", 1);
+    for (int id = 0; id < 30; id++)
+        CHECK(lru_build(&r, id, 1 << 20) == 0);
+    CHECK(!lru_present(&r, 0) && lru_present(&r, 29));
+    struct listing l;
+    CHECK(list_dir(temp_dir, &l) == 0);
+    fprintf(stderr, "%d entries, %lld bytes left\n", l.entries, l.bytes);
+    CHECK(l.entries >= 5 && l.others == 0);
+    /* The oldest built again: a miss, stored again, and now the newest. */
+    CHECK(lru_build(&r, 0, 1 << 20) == 0 && lru_present(&r, 0));
+    CHECK(lru_build(&r, 29, 1 << 20) == 0);
+    remove_tree(temp_dir);
+    return 0;
+}
+
+/* A hit makes its entry the most recently used: it outlives entries stored after it. */
+static int test_recency(void)
+{
+    static struct lru r;
+    CHECK(fresh_cache() == 0);
+    setenv("KILN_CACHE_MAX_MIB", "1", 1);
+    for (int id = 0; id < 4; id++)
+        CHECK(lru_build(&r, id, 1 << 20) == 0);
+    CHECK(lru_build(&r, 0, 1 << 20) == 0 && r.id[r.n - 1] == 0); /* a hit */
+    int id = 4;
+    while (lru_present(&r, 1) && id < 40)
+        CHECK(lru_build(&r, id++, 1 << 20) == 0);
+    CHECK(!lru_present(&r, 1));
+    /* Program 0 was built before 1, but used after it. */
+    CHECK(lru_present(&r, 0));
+    /* In a new process too: its hit is a use. */
+    CHECK(run_child("miss"));
+    CHECK(run_child("hit"));
+    while (lru_present(&r, 0) && id < 60)
+        CHECK(lru_build(&r, id++, 1 << 20) == 0);
+    CHECK(!lru_present(&r, 0) && !lru_present(&r, 2) && !lru_present(&r, 3));
+    remove_tree(temp_dir);
+    return 0;
+}
+
+static bool exists(const char *name);
+
+/* KILN_CACHE_MAX_MIB=0: no cache. Nothing is written, an entry there is not read or touched. */
+static int test_off(void)
+{
+    char entry[512] = "";
+    CHECK(fresh_cache() == 0);
+    setenv("KILN_CACHE_MAX_MIB", "0", 1);
+    CHECK(run_child("miss"));
+    CHECK(run_child("miss"));
+    CHECK(expect_hit(program, options, 0) == 0);
+    CHECK(expect_hit(program, options, 0) == 0);
+    CHECK(count_files(temp_dir, NULL, 0) == 0 && !exists("kiln-cache.lock"));
+    unsetenv("KILN_CACHE_MAX_MIB");
+    CHECK(run_child("miss"));
+    CHECK(count_files(temp_dir, entry, sizeof(entry)) >= 1 && entry[0]);
+    struct timespec old[2] = {{.tv_sec = 1000000000}, {.tv_sec = 1000000000}};
+    CHECK(utimensat(AT_FDCWD, entry, old, 0) == 0);
+    setenv("KILN_CACHE_MAX_MIB", "0", 1);
+    CHECK(run_child("miss"));
+    struct stat st;
+    CHECK(stat(entry, &st) == 0 && st.st_mtim.tv_sec == 1000000000);
+    /* Not a whole number: the default limit. */
+    setenv("KILN_CACHE_MAX_MIB", "lots", 1);
+    CHECK(run_child("hit"));
+    remove_tree(temp_dir);
+    return 0;
+}
+
+/* Child mode "pad FIRST COUNT ROUNDS": builds pad programs FIRST.. in rounds, any mix. */
+static int child_pad(int first, int count, int rounds)
+{
+    for (int r = 0; r < rounds; r++) {
+        for (int i = 0; i < count; i++) {
+            int hit;
+            CHECK(build_pad(first + (i * 7 + r) % count, &hit) == 0);
+        }
+    }
+    return 0;
+}
+
+static pid_t spawn_pad(int first, int count, int rounds)
+{
+    char a[16], b[16], c[16];
+    snprintf(a, sizeof(a), "%d", first);
+    snprintf(b, sizeof(b), "%d", count);
+    snprintf(c, sizeof(c), "%d", rounds);
+    pid_t pid = fork();
+    if (pid == 0) {
+        execl("/proc/self/exe", "kiln-cache-test", lib_path, "pad", a, b, c, (char *)NULL);
+        _exit(127);
+    }
+    return pid;
+}
+
+/*
+ * Four writers of different programs and two readers of all of them, in a cache
+ * that holds a third of what they build: every build right, and at the end the
+ * directory within the limit, no temporary file, and every entry left intact.
+ */
+static int test_evict_concurrent(void)
+{
+    enum { WRITERS = 4, EACH = 8, READERS = 2 };
+    pid_t pids[WRITERS + READERS];
+    CHECK(fresh_cache() == 0);
+    setenv("KILN_CACHE_MAX_MIB", "1", 1);
+    for (int i = 0; i < WRITERS; i++)
+        pids[i] = spawn_pad(i * EACH, EACH, 2);
+    for (int i = 0; i < READERS; i++)
+        pids[WRITERS + i] = spawn_pad(0, WRITERS * EACH, 1);
+    bool all_ok = true;
+    for (int i = 0; i < WRITERS + READERS; i++)
+        all_ok = child_ok(pids[i]) && all_ok;
+    CHECK(all_ok);
+    struct listing l;
+    CHECK(list_dir(temp_dir, &l) == 0);
+    fprintf(stderr, "%d entries, %lld bytes left\n", l.entries, l.bytes);
+    CHECK(l.bytes <= 1 << 20 && l.temps == 0 && l.others == 0 && l.entries >= 3);
+    /* Every entry left is whole: each is a hit (a damaged one would be a miss). */
+    setenv("KILN_CACHE_MAX_MIB", "1000", 1);
+    int hits = 0;
+    for (int id = 0; id < WRITERS * EACH; id++) {
+        int hit;
+        CHECK(build_pad(id, &hit) == 0);
+        hits += hit;
+    }
+    CHECK(hits == l.entries);
+    remove_tree(temp_dir);
+    return 0;
+}
+
+/* A name that looks like a key, for files the tests plant. */
+#define FAKE_KEY "abababababababababababababababababababababababababababababababab"
+
+static int plant(const char *name, time_t age)
+{
+    char path[512];
+    snprintf(path, sizeof(path), "%s/%s", temp_dir, name);
+    FILE *f = fopen(path, "w");
+    CHECK(f);
+    fputs("planted\n", f);
+    CHECK(fclose(f) == 0);
+    struct timespec t[2];
+    CHECK(clock_gettime(CLOCK_REALTIME, &t[0]) == 0);
+    t[0].tv_sec -= age;
+    t[1] = t[0];
+    CHECK(utimensat(AT_FDCWD, path, t, 0) == 0);
+    return 0;
+}
+
+static bool exists(const char *name)
+{
+    char path[512];
+    snprintf(path, sizeof(path), "%s/%s", temp_dir, name);
+    return access(path, F_OK) == 0;
+}
+
+/*
+ * A temporary file a writer left a while ago is removed by the next scan; one a
+ * writer may still be writing, and files of other names, are not.
+ */
+static int test_stale_temp(void)
+{
+    CHECK(fresh_cache() == 0);
+    CHECK(plant(FAKE_KEY ".tmp.99999.0", 3600) == 0);
+    CHECK(plant(FAKE_KEY ".tmp.99999.1", 0) == 0);
+    CHECK(plant("notes.txt", 3600) == 0);
+    CHECK(plant(FAKE_KEY ".kiln.old", 3600) == 0);
+    /* The first store finds no size estimate, so it scans. */
+    CHECK(run_child("miss"));
+    CHECK(!exists(FAKE_KEY ".tmp.99999.0"));
+    CHECK(exists(FAKE_KEY ".tmp.99999.1"));
+    CHECK(exists("notes.txt") && exists(FAKE_KEY ".kiln.old"));
+    CHECK(run_child("hit"));
+    remove_tree(temp_dir);
+    return 0;
+}
+
+/* Runs the kiln-cache command; its output (up to `size` bytes) in `out`. */
+static int run_tool(const char *tool, const char *cmd, char *out, size_t size)
+{
+    char line[1024];
+    snprintf(line, sizeof(line), "'%s' %s", tool, cmd);
+    FILE *f = popen(line, "r");
+    CHECK(f);
+    size_t n = fread(out, 1, size - 1, f);
+    out[n] = '\0';
+    int status = pclose(f);
+    fprintf(stderr, "kiln-cache %s:\n%s", cmd, out);
+    return WIFEXITED(status) ? WEXITSTATUS(status) : 1;
+}
+
+/* The number after `label` in the kiln-cache output. */
+static long long field(const char *out, const char *label)
+{
+    const char *at = strstr(out, label);
+    return at ? strtoll(at + strlen(label), NULL, 10) : -1;
+}
+
+static int test_tool(const char *tool)
+{
+    static struct lru r;
+    char out[4096];
+    CHECK(fresh_cache() == 0);
+    /* A directory not made yet: an empty cache. */
+    char missing[300];
+    snprintf(missing, sizeof(missing), "%s/not-yet", temp_dir);
+    setenv("KILN_CACHE_DIR", missing, 1);
+    CHECK(run_tool(tool, "size", out, sizeof(out)) == 0 && field(out, "entries: ") == 0);
+    CHECK(run_tool(tool, "clear", out, sizeof(out)) == 0);
+    CHECK(run_tool(tool, "dir", out, sizeof(out)) == 0 &&
+          strncmp(out, missing, strlen(missing)) == 0);
+    setenv("KILN_CACHE_DIR", temp_dir, 1);
+    unsetenv("KILN_CACHE_MAX_MIB");
+    CHECK(run_tool(tool, "size", out, sizeof(out)) == 0);
+    CHECK(field(out, "limit: ") == 256ll << 20);
+    /* 15 programs under the default limit: all kept; size counts them. */
+    for (int id = 0; id < 15; id++)
+        CHECK(lru_build(&r, id, 256ll << 20) == 0);
+    CHECK(lru_build(&r, 0, 256ll << 20) == 0); /* a hit: 0 is now the newest */
+    struct listing l;
+    CHECK(list_dir(temp_dir, &l) == 0 && l.entries == 15);
+    CHECK(run_tool(tool, "size", out, sizeof(out)) == 0);
+    CHECK(field(out, "entries: ") == 15 && field(out, "bytes: ") == l.bytes);
+    /* trim to a lower limit: the least recently used go, 0 and 14 stay. */
+    setenv("KILN_CACHE_MAX_MIB", "1", 1);
+    CHECK(run_tool(tool, "size", out, sizeof(out)) == 0 && field(out, "limit: ") == 1 << 20);
+    CHECK(run_tool(tool, "trim", out, sizeof(out)) == 0);
+    CHECK(list_dir(temp_dir, &l) == 0 && l.bytes <= 1 << 20 && l.entries < 15);
+    CHECK(lru_present(&r, 0) && lru_present(&r, 14) && !lru_present(&r, 1));
+    CHECK(lru_build(&r, 14, 1 << 20) == 0); /* still a hit */
+    /* clear: no entry left, other files kept, and the cache fills again. */
+    CHECK(plant("notes.txt", 0) == 0);
+    CHECK(run_tool(tool, "clear", out, sizeof(out)) == 0);
+    CHECK(list_dir(temp_dir, &l) == 0 && l.entries == 0 && exists("notes.txt"));
+    CHECK(run_tool(tool, "size", out, sizeof(out)) == 0 && field(out, "entries: ") == 0);
+    unsetenv("KILN_CACHE_MAX_MIB");
+    CHECK(run_child("miss"));
+    CHECK(run_child("hit"));
+    /* The same directory as the library finds without KILN_CACHE_DIR. */
+    unsetenv("KILN_CACHE_DIR");
+    setenv("XDG_CACHE_HOME", temp_dir, 1);
+    CHECK(run_tool(tool, "dir", out, sizeof(out)) == 0);
+    CHECK(strncmp(out, temp_dir, strlen(temp_dir)) == 0 && strstr(out, "/kiln\n"));
+    CHECK(run_child("miss"));
+    CHECK(run_tool(tool, "size", out, sizeof(out)) == 0 && field(out, "entries: ") == 1);
+    CHECK(run_tool(tool, "clear", out, sizeof(out)) == 0);
+    CHECK(run_child("miss"));
+    /* Off: nothing to do, and not an error. */
+    setenv("KILN_CACHE_DIR", "off", 1);
+    CHECK(run_tool(tool, "size", out, sizeof(out)) == 0 && strstr(out, "off"));
+    CHECK(run_tool(tool, "bogus", out, sizeof(out)) == 2);
+    remove_tree(temp_dir);
+    return 0;
+}
+
 /* FIPS 180-4 example values, and input fed in pieces of every awkward size. */
 static int test_sha256(void)
 {
@@ -552,9 +990,19 @@ struct test {
 };
 
 static const struct test tests[] = {
-    {"hit", test_hit},           {"corrupt", test_corrupt}, {"concurrent", test_concurrent},
-    {"location", test_location}, {"key", test_key},         {"sha256", test_sha256},
-    {"binary", test_binary},     {"swapped", test_swapped},
+    {"hit", test_hit},
+    {"corrupt", test_corrupt},
+    {"concurrent", test_concurrent},
+    {"location", test_location},
+    {"key", test_key},
+    {"sha256", test_sha256},
+    {"binary", test_binary},
+    {"swapped", test_swapped},
+    {"limit", test_limit},
+    {"recency", test_recency},
+    {"off", test_off},
+    {"evict-concurrent", test_evict_concurrent},
+    {"stale-temp", test_stale_temp},
 };
 
 int main(int argc, char **argv)
@@ -580,6 +1028,12 @@ int main(int argc, char **argv)
     }
     if (strcmp(argv[2], "child") == 0)
         return argc == 4 ? child(argv[3]) : 2;
+    if (strcmp(argv[2], "pad") == 0)
+        return argc == 6 ? child_pad(atoi(argv[3]), atoi(argv[4]), atoi(argv[5])) : 2;
+    /* A limit from the caller's environment would change what every test expects. */
+    unsetenv("KILN_CACHE_MAX_MIB");
+    if (strcmp(argv[2], "tool") == 0)
+        return argc == 4 ? test_tool(argv[3]) : 2;
     for (size_t i = 0; i < sizeof(tests) / sizeof(tests[0]); i++)
         if (strcmp(argv[2], tests[i].name) == 0)
             return tests[i].run();
