@@ -452,7 +452,6 @@ struct _cl_mem {
     struct kiln_rt_mapping *maps; /* under lock */
     atomic_uint map_count;
     struct kiln_rt_callback *dtors; /* under lock: destructor callbacks, newest first */
-    bool pipe_properties;           /* pipes: clCreatePipe got a (empty) properties list */
 };
 
 cl_int kiln_rt_check_mem(cl_mem m);

@@ -406,6 +406,16 @@ static void bad_input(struct kt_env *env)
         {0, 4, 16, true, CL_INVALID_VALUE},
     };
     const cl_pipe_properties bad_props[] = {0x1234, 1, 0};
+    /* OpenCL 3.0 §5.3.1: properties must be NULL in every version, so even an empty list
+     * (a lone 0) is CL_INVALID_VALUE, and no pipe is made. */
+    const cl_pipe_properties empty_props[] = {0};
+    err = 0;
+    cl_mem refused = clCreatePipe(env->context, 0, 4, 16, empty_props, &err);
+    KT_CHECK(refused == NULL && err == CL_INVALID_VALUE,
+             "clCreatePipe with an empty properties list: %p, %d, want CL_INVALID_VALUE",
+             (void *)refused, err);
+    if (refused)
+        clReleaseMemObject(refused);
     for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
         err = 0;
         cl_mem m = clCreatePipe(env->context, cases[i].flags, cases[i].size, cases[i].max,
@@ -420,9 +430,8 @@ static void bad_input(struct kt_env *env)
              "clCreatePipe with a queue for a context");
 
     /* Valid pipes and their queries. */
-    const cl_pipe_properties empty_props[] = {0};
-    cl_mem pipe = clCreatePipe(env->context, CL_MEM_READ_WRITE | CL_MEM_HOST_NO_ACCESS, 12, 100,
-                               empty_props, &err);
+    cl_mem pipe =
+        clCreatePipe(env->context, CL_MEM_READ_WRITE | CL_MEM_HOST_NO_ACCESS, 12, 100, NULL, &err);
     KT_REQUIRE(err == CL_SUCCESS && pipe, "clCreatePipe: %d", err);
     cl_mem pipe0 = clCreatePipe(env->context, 0, 4, 1, NULL, &err);
     KT_REQUIRE(err == CL_SUCCESS && pipe0, "clCreatePipe: %d", err);
@@ -436,7 +445,8 @@ static void bad_input(struct kt_env *env)
     KT_CHECK(ret == 0, "CL_PIPE_PROPERTIES after NULL properties: %zu bytes", ret);
     cl_pipe_properties pp[2] = {7, 7};
     KT_EXPECT(clGetPipeInfo(pipe, CL_PIPE_PROPERTIES, sizeof(pp), pp, &ret), CL_SUCCESS);
-    KT_CHECK(ret == sizeof(cl_pipe_properties) && pp[0] == 0, "CL_PIPE_PROPERTIES: %zu bytes", ret);
+    KT_CHECK(ret == 0 && pp[0] == 7, "CL_PIPE_PROPERTIES: %zu bytes, first %lld", ret,
+             (long long)pp[0]);
     KT_EXPECT(clGetPipeInfo(pipe, CL_PIPE_PACKET_SIZE, 1, &u, NULL), CL_INVALID_VALUE);
     KT_EXPECT(clGetPipeInfo(pipe, 0x7777, sizeof(u), &u, NULL), CL_INVALID_VALUE);
     KT_EXPECT(clGetPipeInfo(NULL, CL_PIPE_PACKET_SIZE, sizeof(u), &u, NULL), CL_INVALID_MEM_OBJECT);
