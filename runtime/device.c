@@ -324,7 +324,7 @@ cl_int CL_API_CALL clGetDeviceInfo(cl_device_id device, cl_device_info param, si
         put_u32(&a, CL_TRUE);
         break;
     case CL_DEVICE_MAX_PARAMETER_SIZE:
-        put_size(&a, 1024);
+        put_size(&a, KILN_RT_MAX_PARAMETER_SIZE);
         break;
     case CL_DEVICE_MEM_BASE_ADDR_ALIGN:
         put_u32(&a, 128 * 8); /* bits: buffers are 128-byte aligned */
@@ -357,10 +357,10 @@ cl_int CL_API_CALL clGetDeviceInfo(cl_device_id device, cl_device_info param, si
         put_u64(&a, d->global_mem_size);
         break;
     case CL_DEVICE_MAX_CONSTANT_BUFFER_SIZE:
-        put_u64(&a, 1u << 20);
+        put_u64(&a, KILN_RT_MAX_CONSTANT_BUFFER_SIZE);
         break;
     case CL_DEVICE_MAX_CONSTANT_ARGS:
-        put_u32(&a, 8);
+        put_u32(&a, KILN_RT_MAX_CONSTANT_ARGS);
         break;
     case CL_DEVICE_LOCAL_MEM_TYPE:
         put_u32(&a, CL_GLOBAL);

@@ -566,6 +566,48 @@ static void pick_local_size(cl_kernel k, cl_device_id dev, cl_uint dim, const si
     local[0] = (uniform || best * 4 >= want) ? best : want;
 }
 
+/*
+ * The argument limits the device reports (rt_internal.h): CL_DEVICE_MAX_CONSTANT_ARGS,
+ * CL_DEVICE_MAX_CONSTANT_BUFFER_SIZE for each __constant buffer, CL_DEVICE_MAX_PARAMETER_SIZE.
+ * The specification gives no code of its own for them; like the image and sampler counts
+ * that clEnqueueNDRangeKernel's CL_OUT_OF_RESOURCES names as its examples (OpenCL 3.0
+ * §5.10), they are resources a kernel's launch needs, and the Khronos conformance tests
+ * take CL_OUT_OF_RESOURCES as the answer to a constant buffer too large. They are checked
+ * at enqueue, not at build, so that a program whose unused kernel exceeds one still builds.
+ * An SVM pointer given to a __constant argument is not measured: the runtime cannot know
+ * how much of it the kernel reads. Called with k->lock held, all arguments set.
+ */
+static cl_int check_arg_limits(cl_kernel k)
+{
+    size_t params = 0;
+    unsigned constants = 0;
+    for (unsigned i = 0; i < k->cc->num_args; i++) {
+        const struct kiln_cc_arg *c = &k->cc->args[i];
+        const struct kiln_rt_arg *a = &k->args[i];
+        params += c->kind == KILN_CC_ARG_VALUE ? a->size : sizeof(void *);
+        if (c->kind != KILN_CC_ARG_CONSTANT_PTR)
+            continue;
+        constants++;
+        if (a->mem && a->mem->size > KILN_RT_MAX_CONSTANT_BUFFER_SIZE)
+            return KILN_ERR(CL_OUT_OF_RESOURCES,
+                            "__constant argument %u of %s: a buffer of %zu bytes, above "
+                            "CL_DEVICE_MAX_CONSTANT_BUFFER_SIZE (%llu)",
+                            i, k->cc->name, a->mem->size,
+                            (unsigned long long)KILN_RT_MAX_CONSTANT_BUFFER_SIZE);
+    }
+    if (constants > KILN_RT_MAX_CONSTANT_ARGS)
+        return KILN_ERR(CL_OUT_OF_RESOURCES,
+                        "kernel %s has %u __constant arguments, above CL_DEVICE_MAX_CONSTANT_ARGS "
+                        "(%u)",
+                        k->cc->name, constants, KILN_RT_MAX_CONSTANT_ARGS);
+    if (params > KILN_RT_MAX_PARAMETER_SIZE)
+        return KILN_ERR(CL_OUT_OF_RESOURCES,
+                        "the arguments of kernel %s take %zu bytes, above "
+                        "CL_DEVICE_MAX_PARAMETER_SIZE (%zu)",
+                        k->cc->name, params, KILN_RT_MAX_PARAMETER_SIZE);
+    return CL_SUCCESS;
+}
+
 static cl_int snapshot_args(cl_kernel k, struct kiln_rt_command *cmd, size_t local_limit)
 {
     struct kiln_rt_ndrange *nd = &cmd->u.nd;
@@ -583,6 +625,9 @@ static cl_int snapshot_args(cl_kernel k, struct kiln_rt_command *cmd, size_t loc
         if (a->mem)
             num_mems++;
     }
+    cl_int err = check_arg_limits(k);
+    if (err != CL_SUCCESS)
+        return err;
     if (local > local_limit)
         return KILN_ERR(CL_OUT_OF_RESOURCES,
                         "__local variables and arguments need %zu bytes, the device has %zu", local,

@@ -26,9 +26,11 @@ static cl_int check_pipe_args(cl_context ctx, cl_mem_flags flags, cl_uint packet
         return KILN_ERR(CL_INVALID_VALUE,
                         "pipe flags 0x%llx: only CL_MEM_READ_WRITE and CL_MEM_HOST_NO_ACCESS",
                         (unsigned long long)flags);
-    /* OpenCL 3.0 §5.3.1 defines no pipe property: NULL or an empty list. */
-    if (properties && properties[0] != 0)
-        return KILN_ERR(CL_INVALID_VALUE, "unknown pipe property 0x%llx",
+    /* OpenCL 3.0 §5.3.1: "In all OpenCL versions, properties must be NULL", so an empty list
+     * (a lone 0) is refused as well as any property. */
+    if (properties)
+        return KILN_ERR(CL_INVALID_VALUE,
+                        "pipe properties must be NULL, got a list starting 0x%llx",
                         (unsigned long long)properties[0]);
     if (packet_size == 0 || packet_size > KILN_PIPE_MAX_PACKET_SIZE)
         return KILN_ERR(CL_INVALID_PIPE_SIZE,
@@ -63,7 +65,6 @@ cl_mem CL_API_CALL clCreatePipe(cl_context context, cl_mem_flags flags, cl_uint 
         err = kiln_rt_mem_create(context, CL_MEM_OBJECT_PIPE, flags, bytes, NULL, &mem);
     if (err == CL_SUCCESS) {
         kiln_pipe_init((struct kiln_pipe *)mem->data, packet_size, max_packets);
-        mem->pipe_properties = properties != NULL;
         KILN_LOG(KILN_DBG_PIPE, "pipe %p: %u packets of %u bytes", (void *)mem, max_packets,
                  packet_size);
     }
@@ -80,7 +81,6 @@ cl_int CL_API_CALL clGetPipeInfo(cl_mem pipe, cl_pipe_info param_name, size_t pa
     if (err != CL_SUCCESS)
         return err;
     const struct kiln_pipe *p = (const struct kiln_pipe *)pipe->data;
-    static const cl_pipe_properties empty = 0;
     cl_uint u;
     switch (param_name) {
     case CL_PIPE_PACKET_SIZE:
@@ -90,9 +90,8 @@ cl_int CL_API_CALL clGetPipeInfo(cl_mem pipe, cl_pipe_info param_name, size_t pa
         u = p->max_packets;
         return kiln_rt_info(&u, sizeof(u), param_value_size, param_value, param_value_size_ret);
     case CL_PIPE_PROPERTIES:
-        /* §5.3.2: size 0 when the properties were NULL, else the (empty) list. */
-        return kiln_rt_info(&empty, pipe->pipe_properties ? sizeof(empty) : 0, param_value_size,
-                            param_value, param_value_size_ret);
+        /* §5.3.2: the properties given to clCreatePipe, which are always NULL: no bytes. */
+        return kiln_rt_info(NULL, 0, param_value_size, param_value, param_value_size_ret);
     default:
         return KILN_ERR(CL_INVALID_VALUE, "unknown pipe query 0x%x", param_name);
     }

@@ -148,6 +148,20 @@ struct _cl_device_id {
 extern struct _cl_platform_id kiln_rt_platform;
 extern struct _cl_device_id kiln_rt_device;
 
+/*
+ * Kernel argument limits the device reports, enforced at enqueue (kernel.c) with
+ * CL_OUT_OF_RESOURCES. Nothing in a CPU needs them smaller; they are the values reported,
+ * and a kernel that goes past one fails as it would on a device where it matters:
+ * CL_DEVICE_MAX_CONSTANT_ARGS, __constant pointer arguments of one kernel;
+ * CL_DEVICE_MAX_CONSTANT_BUFFER_SIZE, the bytes behind each __constant argument (1 MiB, so
+ * that a 1 MiB table works; the specification's minimum is 64 KiB);
+ * CL_DEVICE_MAX_PARAMETER_SIZE, the sum of the argument sizes of one kernel (each
+ * pointer, pipe and __local argument counted as 8 bytes, each by-value argument as its size).
+ */
+#define KILN_RT_MAX_CONSTANT_ARGS        8u
+#define KILN_RT_MAX_CONSTANT_BUFFER_SIZE ((cl_ulong)1 << 20)
+#define KILN_RT_MAX_PARAMETER_SIZE       ((size_t)1024)
+
 cl_int kiln_rt_check_platform(cl_platform_id p);
 cl_int kiln_rt_check_device(cl_device_id d);
 /* The affinity domains `d` can be partitioned by (CL_DEVICE_PARTITION_AFFINITY_DOMAIN). */
@@ -452,7 +466,6 @@ struct _cl_mem {
     struct kiln_rt_mapping *maps; /* under lock */
     atomic_uint map_count;
     struct kiln_rt_callback *dtors; /* under lock: destructor callbacks, newest first */
-    bool pipe_properties;           /* pipes: clCreatePipe got a (empty) properties list */
 };
 
 cl_int kiln_rt_check_mem(cl_mem m);
