@@ -10,18 +10,20 @@ loader may list is tested. A test's outcome is piglit's own: the result of its l
 `PIGLIT: {"result": ...}` line, "crash" when it dies by a signal or prints no result, "timeout"
 when it runs longer than --timeout seconds, and a pass with a non-zero exit status is "warn".
 
-The expected-failures file holds one test a line: `name | reason` (blank lines and lines
-starting with # are ignored). A test passes the check when its outcome is "pass" or "skip" and
-it is not listed, or when it is listed and its outcome is anything else. So the check fails on
-a new failure and on a listed test that now passes or skips (take it off the list).
+The expected-failures file and the expected-skips file each hold one test a line:
+`name | reason` (blank lines and lines starting with # are ignored). A skip is not a pass: a
+test passes the check when its outcome is "pass" and it is in neither list, when it is listed as
+a failure and its outcome is neither "pass" nor "skip", or when it is listed as a skip and it
+skips. So the check fails on a new failure, on a new skip, and on a listed test whose outcome
+changed (move it or take it off its list).
 
-usage: piglit_cl.py [--piglit-dir DIR] --expected FILE [--group PREFIX]... [--exclude PREFIX]...
-                    [--timeout S] [--platform NAME] [--list] [--check-list]
+usage: piglit_cl.py [--piglit-dir DIR] --expected FILE [--skips FILE] [--group PREFIX]...
+                    [--exclude PREFIX]... [--timeout S] [--platform NAME] [--list] [--check-list]
 
 --group selects the tests whose names start with one of the prefixes (default: all), --exclude
 drops those starting with one of its prefixes. --list prints the selected names and exits.
---check-list checks that every name in the expected-failures file is a test of the profile
-(a stale name would otherwise go unnoticed). Exit status: 0 when the check passes, 1 when it
+--check-list checks that every name in the two files is a test of the profile and that no test
+is in both (a stale name would otherwise go unnoticed). Exit status: 0 when the check passes, 1 when it
 fails, 77 when piglit is not installed.
 """
 import argparse
@@ -35,7 +37,6 @@ import time
 import xml.etree.ElementTree as ET
 
 SKIP = 77  # ctest SKIP_RETURN_CODE of the entries that run this script
-GOOD = ("pass", "skip")
 
 
 def load_profile(piglit_dir):
@@ -113,6 +114,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--piglit-dir", default="/usr/lib/x86_64-linux-gnu/piglit")
     ap.add_argument("--expected", required=True)
+    ap.add_argument("--skips")
     ap.add_argument("--group", action="append", default=[])
     ap.add_argument("--exclude", action="append", default=[])
     ap.add_argument("--timeout", type=float, default=60.0)
@@ -129,18 +131,22 @@ def main():
     tests = load_profile(args.piglit_dir)
     try:
         expected = load_expected(args.expected)
+        skips = load_expected(args.skips) if args.skips else {}
     except ValueError as e:
         print("piglit_cl: FAIL: %s" % e)
         return 1
 
     if args.check_list:
         names = {name for name, _ in tests}
-        stale = sorted(n for n in expected if n not in names)
+        stale = sorted(n for n in list(expected) + list(skips) if n not in names)
         for n in stale:
             print("piglit_cl: FAIL: %s is listed but is no test of the cl profile" % n)
-        print("piglit_cl: %d tests in the profile, %d listed as expected failures"
-              % (len(tests), len(expected)))
-        return 1 if stale else 0
+        both = sorted(n for n in expected if n in skips)
+        for n in both:
+            print("piglit_cl: FAIL: %s is listed both as a failure and as a skip" % n)
+        print("piglit_cl: %d tests in the profile, %d listed as expected failures, %d as "
+              "expected skips" % (len(tests), len(expected), len(skips)))
+        return 1 if stale or both else 0
 
     chosen = [(n, a) for n, a in tests if selected(n, args.group, args.exclude)]
     if args.list:
@@ -160,16 +166,24 @@ def main():
         t0 = time.monotonic()
         outcome, out = run_one(argv, args.piglit_dir, env, args.timeout)
         counts[outcome] = counts.get(outcome, 0) + 1
-        listed = name in expected
-        if listed and outcome in GOOD:
-            verdict = "UNEXPECTED %s (listed: %s)" % (outcome.upper(), expected[name])
-        elif not listed and outcome not in GOOD:
+        verdict = None
+        note = None
+        if name in expected:
+            if outcome in ("pass", "skip"):
+                verdict = "UNEXPECTED %s (listed as a failure: %s)" % (outcome.upper(),
+                                                                      expected[name])
+            else:
+                note = expected[name]
+        elif name in skips:
+            if outcome != "skip":
+                verdict = "UNEXPECTED %s (listed as a skip: %s)" % (outcome.upper(), skips[name])
+            else:
+                note = skips[name]
+        elif outcome != "pass":
             verdict = "UNEXPECTED %s" % outcome.upper()
-        else:
-            verdict = None
         line = "%-8s %6.2fs %s" % (outcome, time.monotonic() - t0, name)
-        if listed and outcome not in GOOD:
-            line += "  (expected: %s)" % expected[name]
+        if note:
+            line += "  (expected: %s)" % note
         print(line)
         if verdict:
             bad.append((name, verdict))
