@@ -27,6 +27,7 @@ kiln_need_packages() {
 KILN_BUILD_PACKAGES=(build-essential cmake pkg-config clang-19 llvm-19-dev libclang-19-dev
     libclang-cpp19-dev libhwloc-dev ocl-icd-opencl-dev opencl-headers ocl-icd-libopencl1)
 # What the tests need on top: external suites (clinfo, pyopencl, piglit's OpenCL tests,
-# CLBlast's correctness tests), PoCL for side-by-side runs, formatting.
+# CLBlast's correctness tests), PoCL for side-by-side runs, formatting, libFuzzer and the
+# sanitizer runtimes of clang-19 (the KILN_FUZZ build, tests/fuzz).
 KILN_TEST_PACKAGES=(clinfo pocl-opencl-icd python3 python3-pyopencl python3-numpy clang-format
-    piglit clblast-tests)
+    piglit clblast-tests libclang-rt-19-dev)
