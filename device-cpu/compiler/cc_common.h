@@ -153,7 +153,8 @@ void kiln_cc_cache_write(const uint8_t key[KILN_CC_HASH_SIZE], const uint8_t *da
 /*
  * elf_load.c: places an ELF relocatable object in executable memory, relocates it
  * and sets addresses[k] to the function names[k]; false, with the reason in the
- * log, for an object it cannot load. kiln_cc_elf_unload frees the memory.
+ * log, for an object it cannot load. The object may lie at any address. kiln_cc_elf_unload
+ * frees the memory.
  */
 bool kiln_cc_elf_load(const void *object, size_t size, const char *const *names, unsigned n,
                       struct kiln_cc_code *code, uintptr_t *addresses, struct kiln_cc_log *log);

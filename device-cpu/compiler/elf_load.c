@@ -366,6 +366,19 @@ bool kiln_cc_elf_load(const void *object, size_t size, const char *const *names,
                       struct kiln_cc_code *code, uintptr_t *addresses, struct kiln_cc_log *log)
 {
     struct loader l = {.obj = object, .size = size, .log = log};
+    /*
+     * The tables are read in place as ELF structures, which need 8-byte alignment,
+     * and their offsets are checked against it; a container puts the object at any
+     * offset (container.c), so a misaligned object is read from an aligned copy.
+     */
+    uint8_t *aligned = NULL;
+    if ((uintptr_t)object % 8 != 0) {
+        aligned = malloc(size ? size : 1);
+        if (!aligned)
+            return fail(&l, "out of memory");
+        memcpy(aligned, object, size);
+        l.obj = aligned;
+    }
     bool ok = read_tables(&l);
     if (ok) {
         l.section_addr = calloc(l.num_sections, sizeof(*l.section_addr));
@@ -402,6 +415,7 @@ bool kiln_cc_elf_load(const void *object, size_t size, const char *const *names,
         code->size = l.total;
     }
     loader_free(&l);
+    free(aligned);
     return ok;
 }
 

@@ -1,0 +1,2 @@
+float helper(float x) { return x * x; }
+constant int unused = 7;
