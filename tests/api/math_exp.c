@@ -874,7 +874,9 @@ int main(void)
             for (size_t i = 0; i < N; i++) {
                 xf[i] = (float)x[i];
                 yf[i] = (float)y[i];
-                yi[i] = (int)y[i];
+                /* yi is read only by functions whose second argument is an int, for which
+                 * y holds ints; elsewhere y may be infinite or NaN, which no int holds. */
+                yi[i] = y[i] >= INT_MIN && y[i] <= INT_MAX ? (int)y[i] : 0;
             }
             struct result res = {0, 0, 0};
             for (int w = 0; w < 2; w++) {

@@ -83,8 +83,9 @@ static void check_sub(cl_device_id sub, cl_device_id parent, const cl_device_par
     KT_CHECK(plat == kt_kiln_platform(), "%s: platform", what);
 }
 
-static const char *src = "__kernel void triple(__global int *d) { d[get_global_id(0)] *= 3; }\n"
-                         "__kernel void inc(__global int *d) { d[get_global_id(0)] += 1; }\n";
+/* Unsigned, so that the values, tripled over and over, wrap as defined (in C and OpenCL C). */
+static const char *src = "__kernel void triple(__global uint *d) { d[get_global_id(0)] *= 3; }\n"
+                         "__kernel void inc(__global uint *d) { d[get_global_id(0)] += 1; }\n";
 
 /*
  * One context of `n` devices, a queue on each, one program built for all of them (or for
@@ -108,9 +109,9 @@ static void run_on(const cl_device_id *devs, cl_uint n, const cl_device_id *buil
     KT_CHECK(num == n, "%s: program has %u devices, want %u", what, num, n);
     cl_kernel k[2] = {clCreateKernel(prog, "triple", &err), clCreateKernel(prog, "inc", &err)};
     KT_REQUIRE(k[0] && k[1], "%s: kernels", what);
-    static int host[N], want[N];
+    static cl_uint host[N], want[N];
     for (int i = 0; i < N; i++)
-        host[i] = want[i] = i - N / 2;
+        host[i] = want[i] = (cl_uint)(i - N / 2);
     cl_mem buf = clCreateBuffer(ctx, CL_MEM_COPY_HOST_PTR, sizeof(host), host, &err);
     KT_REQUIRE(err == CL_SUCCESS, "%s: buffer: %d", what, err);
     cl_command_queue q[64];
