@@ -567,9 +567,13 @@ static int lru_find(const struct lru *r, int id)
     return -1;
 }
 
-/* Builds pad program `id`, expects a hit exactly when `r` says it is still there. */
+/* Builds pad program `id`, expects a hit exactly when `r` says it is still there. It first
+ * waits 20 ms: the kernel stamps files from a clock that ticks every few milliseconds, and a
+ * hit takes less than one, so two uses without the wait could get the same mtime and the
+ * eviction order between them would be a toss-up. */
 static int lru_build(struct lru *r, int id, long long limit)
 {
+    nanosleep(&(struct timespec){0, 20 * 1000 * 1000}, NULL);
     struct listing before, after;
     CHECK(list_dir(temp_dir, &before) == 0);
     int at = lru_find(r, id);
