@@ -109,6 +109,7 @@ struct dep {
 struct root {
     bool live;
     cl_mem mem;
+    int view; /* the view of `mem`, which may be released before the root's sub-buffers */
     uint32_t *model;
     size_t n;
     struct dep write;
@@ -148,6 +149,7 @@ struct callback {
     bool failed;
     bool user;
     cl_int user_status;
+    bool release; /* the application's reference to the event went to the callback */
     atomic_int calls;
 };
 
@@ -199,7 +201,6 @@ struct waitlist {
 static void CL_CALLBACK on_event(cl_event e, cl_int status, void *user)
 {
     struct callback *cb = user;
-    (void)e;
     if (cb->user && cb->failed)
         KT_CHECK(status == cb->user_status, "user event callback: status %d, want %d", status,
                  cb->user_status);
@@ -207,6 +208,9 @@ static void CL_CALLBACK on_event(cl_event e, cl_int status, void *user)
         KT_CHECK(status < 0, "callback of a failed command: status %d", status);
     else
         KT_CHECK(status == cb->type, "callback for %d: status %d", cb->type, status);
+    /* The last reference, maybe, while the command has yet to run or to let go of it. */
+    if (cb->release)
+        KT_EXPECT(clReleaseEvent(e), CL_SUCCESS);
     atomic_fetch_add(&cb->calls, 1);
     atomic_fetch_add(&cb->ep->cb_calls, 1);
 }
@@ -237,20 +241,22 @@ static void track(struct episode *ep, cl_event e, bool failed)
     ep->ev[ep->nev++] = (struct tracked){.ev = e, .failed = failed};
 }
 
-/* Register a callback on `e` (the model says how it must end). */
-static void add_callback(struct episode *ep, cl_event e, cl_int type, bool failed, bool user,
-                         cl_int user_status)
+/* Register a callback on `e` (the model says how it must end); false if there is no room. */
+static bool add_callback(struct episode *ep, cl_event e, cl_int type, bool failed, bool user,
+                         cl_int user_status, bool release)
 {
     if (ep->ncbs == MAX_CALLBACKS)
-        return;
+        return false;
     struct callback *cb = &ep->cbs[ep->ncbs++];
     cb->ep = ep;
     cb->type = type;
     cb->failed = failed;
     cb->user = user;
     cb->user_status = user_status;
+    cb->release = release;
     atomic_init(&cb->calls, 0);
     KT_REQUIRE_OK(clSetEventCallback(e, type, on_event, cb));
+    return true;
 }
 
 /* A marker with an empty wait list on queue `qi`: it ends after every earlier command
@@ -374,12 +380,14 @@ static void after_enqueue(struct episode *ep, cl_event e, bool failed)
     ep->t->failed += failed;
     if (!e)
         return;
+    static const cl_int types[] = {CL_SUBMITTED, CL_RUNNING, CL_COMPLETE};
     uint32_t r = below(ep->rng, 8);
-    if (r < 2) {
-        static const cl_int types[] = {CL_SUBMITTED, CL_RUNNING, CL_COMPLETE};
-        add_callback(ep, e, types[below(ep->rng, 3)], failed, false, 0);
-    }
-    if (r == 1 || r == 2) {
+    if (r < 2)
+        add_callback(ep, e, types[below(ep->rng, 3)], failed, false, 0, false);
+    /* The callback releases the event: the application keeps no reference. */
+    if (r == 3 && add_callback(ep, e, types[below(ep->rng, 3)], failed, false, 0, true))
+        return;
+    if (r == 1 || r == 2 || r == 3) {
         KT_EXPECT(clReleaseEvent(e), CL_SUCCESS);
         return;
     }
@@ -664,7 +672,7 @@ static void op_read(struct episode *ep)
 {
     size_t off, n;
     int v = pick_range(ep, &off, &n);
-    if (v >= 0 && ep->nchecks < MAX_CHECKS - MAX_ROOTS)
+    if (v >= 0 && ep->nchecks < MAX_CHECKS - MAX_VIEWS)
         read_range(ep, v, off, n, false, "a read");
 }
 
@@ -698,7 +706,7 @@ static void op_user_event(struct episode *ep)
     ep->ev[ep->nev++] = (struct tracked){.ev = u, .user = true, .user_status = status};
     ep->unset_users++;
     if (below(ep->rng, 4) == 0)
-        add_callback(ep, u, CL_COMPLETE, status < 0, true, status);
+        add_callback(ep, u, CL_COMPLETE, status < 0, true, status, false);
 }
 
 static void set_user(struct episode *ep, struct tracked *t)
@@ -725,10 +733,26 @@ static void op_set_user(struct episode *ep)
     }
 }
 
+/* A wait in the middle: a queue's clFinish, or clWaitForEvents on events of several queues
+ * (an error if one of them failed). Not while a user event is unset: it might never end. */
 static void op_finish(struct episode *ep)
 {
-    if (ep->unset_users == 0)
+    if (ep->unset_users != 0)
+        return;
+    if (below(ep->rng, 2) || ep->nev == 0) {
         KT_EXPECT(clFinish(ep->q[pick_queue(ep)]), CL_SUCCESS);
+        return;
+    }
+    cl_event list[4];
+    cl_uint n = 0;
+    bool failed = false;
+    for (int i = 0, want = 1 + (int)below(ep->rng, 4); i < want; i++) {
+        struct tracked *t = &ep->ev[below(ep->rng, (uint32_t)ep->nev)];
+        list[n++] = t->ev;
+        failed |= t->user ? t->user_status < 0 : t->failed;
+    }
+    KT_EXPECT(clWaitForEvents(n, list),
+              failed ? CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST : CL_SUCCESS);
 }
 
 static void op_sub_buffer(struct episode *ep)
@@ -737,7 +761,7 @@ static void op_sub_buffer(struct episode *ep)
         return;
     int ri = (int)below(ep->rng, (uint32_t)ep->nroots);
     struct root *r = &ep->roots[ri];
-    if (!r->live || r->n < 2 * SUB_ALIGN)
+    if (!r->live || !ep->views[r->view].live || r->n < 2 * SUB_ALIGN)
         return;
     size_t origin = SUB_ALIGN * below(ep->rng, (uint32_t)(r->n / SUB_ALIGN));
     size_t n = 1 + below(ep->rng, (uint32_t)(r->n - origin));
@@ -748,6 +772,21 @@ static void op_sub_buffer(struct episode *ep)
     KT_REQUIRE_OK(err);
     ep->views[ep->nviews++] =
         (struct view){.live = true, .mem = sub, .root = ri, .off = origin, .n = n};
+}
+
+/* Release one handle of a buffer that has another: a sub-buffer, or the buffer's own handle
+ * while a sub-buffer (which holds it) goes on being used, its commands perhaps queued. */
+static void op_release_view(struct episode *ep)
+{
+    int v = (int)below(ep->rng, (uint32_t)ep->nviews);
+    struct view *w = &ep->views[v];
+    int others = 0;
+    for (int i = 0; i < ep->nviews; i++)
+        others += i != v && ep->views[i].live && ep->views[i].root == w->root;
+    if (!w->live || others == 0)
+        return;
+    KT_EXPECT(clReleaseMemObject(w->mem), CL_SUCCESS);
+    w->live = false;
 }
 
 static void add_root(struct episode *ep)
@@ -766,21 +805,22 @@ static void add_root(struct episode *ep)
     KT_REQUIRE_OK(clSetMemObjectDestructorCallback(r->mem, on_mem_freed, ep));
     ep->mems_made++;
     r->live = true;
+    r->view = ep->nviews;
     ep->views[ep->nviews++] =
         (struct view){.live = true, .mem = r->mem, .root = ep->nroots, .off = 0, .n = r->n};
     ep->nroots++;
 }
 
 /*
- * A buffer's end: one last read of the whole of it, which must not fail, then every handle
- * of it released, the read most likely still queued.
+ * A buffer's end: one last read of each of its handles still held, whole, which must not
+ * fail, then every handle released, the reads most likely still queued.
  */
 static void retire_root(struct episode *ep, int ri)
 {
     struct root *r = &ep->roots[ri];
     for (int v = 0; v < ep->nviews; v++)
-        if (ep->views[v].mem == r->mem)
-            read_range(ep, v, 0, r->n, true, "a buffer's final contents");
+        if (ep->views[v].live && ep->views[v].root == ri)
+            read_range(ep, v, 0, ep->views[v].n, true, "a buffer's final contents");
     for (int v = 0; v < ep->nviews; v++) {
         struct view *w = &ep->views[v];
         if (w->live && w->root == ri) {
@@ -801,7 +841,7 @@ static void op_retire(struct episode *ep)
     int live = 0;
     for (int i = 0; i < ep->nroots; i++)
         live += ep->roots[i].live;
-    if (ep->roots[ri].live && live > 1 && ep->nchecks < MAX_CHECKS - MAX_ROOTS)
+    if (ep->roots[ri].live && live > 1 && ep->nchecks < MAX_CHECKS - MAX_VIEWS)
         retire_root(ep, ri);
 }
 
@@ -864,8 +904,10 @@ static void episode(struct thread *t, struct episode *ep)
             op_user_event(ep);
         else if (r < 91)
             op_set_user(ep);
-        else if (r < 94)
+        else if (r < 93)
             op_sub_buffer(ep);
+        else if (r < 94)
+            op_release_view(ep);
         else if (r < 97)
             op_retire(ep);
         else
