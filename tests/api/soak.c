@@ -8,9 +8,10 @@
  * a random sequence of kernels, copies, fills, reads, writes, markers, barriers, user events
  * and event callbacks, with wait lists that mix events of other queues and user events.
  * Objects are released while their commands are still queued: kernels right after their
- * launch, events right after their enqueue or never asked for, buffers after their last
- * read, queues before their commands can run (OpenCL 3.0 §5.4.1, §5.5.3, §5.7.1: the
- * runtime keeps them until the commands finish).
+ * launch, events right after their enqueue, in their own callback or never asked for,
+ * buffers after their last read and before their sub-buffers, queues and contexts before
+ * their commands can run (OpenCL 3.0 §5.4.1, §5.5.3, §5.7.1: the runtime keeps them until
+ * the commands finish). Some user events are set by a callback of another command.
  *
  * The model: every command waits (through its wait list, its in-order queue, or a marker)
  * for the commands before it that touch the same buffer, so the final contents are
@@ -149,7 +150,9 @@ struct callback {
     bool failed;
     bool user;
     cl_int user_status;
-    bool release; /* the application's reference to the event went to the callback */
+    bool release;   /* the application's reference to the event went to the callback */
+    cl_event chain; /* a user event the callback sets to chain_status, or NULL */
+    cl_int chain_status;
     atomic_int calls;
 };
 
@@ -208,6 +211,9 @@ static void CL_CALLBACK on_event(cl_event e, cl_int status, void *user)
         KT_CHECK(status < 0, "callback of a failed command: status %d", status);
     else
         KT_CHECK(status == cb->type, "callback for %d: status %d", cb->type, status);
+    /* From a worker, most likely: an API call inside a callback. */
+    if (cb->chain)
+        KT_EXPECT(clSetUserEventStatus(cb->chain, cb->chain_status), CL_SUCCESS);
     /* The last reference, maybe, while the command has yet to run or to let go of it. */
     if (cb->release)
         KT_EXPECT(clReleaseEvent(e), CL_SUCCESS);
@@ -243,7 +249,7 @@ static void track(struct episode *ep, cl_event e, bool failed)
 
 /* Register a callback on `e` (the model says how it must end); false if there is no room. */
 static bool add_callback(struct episode *ep, cl_event e, cl_int type, bool failed, bool user,
-                         cl_int user_status, bool release)
+                         cl_int user_status, bool release, cl_event chain, cl_int chain_status)
 {
     if (ep->ncbs == MAX_CALLBACKS)
         return false;
@@ -254,6 +260,8 @@ static bool add_callback(struct episode *ep, cl_event e, cl_int type, bool faile
     cb->user = user;
     cb->user_status = user_status;
     cb->release = release;
+    cb->chain = chain;
+    cb->chain_status = chain_status;
     atomic_init(&cb->calls, 0);
     KT_REQUIRE_OK(clSetEventCallback(e, type, on_event, cb));
     return true;
@@ -383,9 +391,9 @@ static void after_enqueue(struct episode *ep, cl_event e, bool failed)
     static const cl_int types[] = {CL_SUBMITTED, CL_RUNNING, CL_COMPLETE};
     uint32_t r = below(ep->rng, 8);
     if (r < 2)
-        add_callback(ep, e, types[below(ep->rng, 3)], failed, false, 0, false);
+        add_callback(ep, e, types[below(ep->rng, 3)], failed, false, 0, false, NULL, 0);
     /* The callback releases the event: the application keeps no reference. */
-    if (r == 3 && add_callback(ep, e, types[below(ep->rng, 3)], failed, false, 0, true))
+    if (r == 3 && add_callback(ep, e, types[below(ep->rng, 3)], failed, false, 0, true, NULL, 0))
         return;
     if (r == 1 || r == 2 || r == 3) {
         KT_EXPECT(clReleaseEvent(e), CL_SUCCESS);
@@ -706,7 +714,7 @@ static void op_user_event(struct episode *ep)
     ep->ev[ep->nev++] = (struct tracked){.ev = u, .user = true, .user_status = status};
     ep->unset_users++;
     if (below(ep->rng, 4) == 0)
-        add_callback(ep, u, CL_COMPLETE, status < 0, true, status, false);
+        add_callback(ep, u, CL_COMPLETE, status < 0, true, status, false, NULL, 0);
 }
 
 static void set_user(struct episode *ep, struct tracked *t)
@@ -717,6 +725,27 @@ static void set_user(struct episode *ep, struct tracked *t)
     /* A second status is refused. */
     if (below(ep->rng, 8) == 0)
         KT_EXPECT(clSetUserEventStatus(t->ev, CL_COMPLETE), CL_INVALID_OPERATION);
+}
+
+/*
+ * A user event that a callback of an earlier command sets: the command's CL_COMPLETE
+ * callback, on whichever thread completes it. The command cannot wait for the new event,
+ * so every chain ends at a command or a user event that this thread sets.
+ */
+static void op_chain_user(struct episode *ep)
+{
+    if (ep->nev == 0 || ep->nev == MAX_EVENTS)
+        return;
+    struct tracked *x = &ep->ev[below(ep->rng, (uint32_t)ep->nev)];
+    if (x->user)
+        return;
+    cl_int err;
+    cl_event u = clCreateUserEvent(ep->t->ctx, &err);
+    KT_REQUIRE_OK(err);
+    cl_int status = below(ep->rng, 4) == 0 ? -1 - (cl_int)below(ep->rng, 1000) : CL_COMPLETE;
+    ep->ev[ep->nev++] = (struct tracked){.ev = u, .user = true, .set = true, .user_status = status};
+    if (!add_callback(ep, x->ev, CL_COMPLETE, x->failed, false, 0, false, u, status))
+        KT_EXPECT(clSetUserEventStatus(u, status), CL_SUCCESS);
 }
 
 static void op_set_user(struct episode *ep)
@@ -845,16 +874,20 @@ static void op_retire(struct episode *ep)
         retire_root(ep, ri);
 }
 
-static void new_context(struct thread *t)
+/* The thread lets go of its context and programs, perhaps with commands still queued. */
+static void drop_context(struct thread *t)
 {
     for (int s = 0; s < NUM_SOURCES; s++)
         if (t->progs[s]) {
             KT_EXPECT(clReleaseProgram(t->progs[s]), CL_SUCCESS);
             t->progs[s] = NULL;
         }
-    if (t->ctx)
-        KT_EXPECT(clReleaseContext(t->ctx), CL_SUCCESS);
+    KT_EXPECT(clReleaseContext(t->ctx), CL_SUCCESS);
     t->ctx = NULL;
+}
+
+static void new_context(struct thread *t)
+{
     cl_int err;
     cl_context_properties props[] = {CL_CONTEXT_PLATFORM, (cl_context_properties)platform, 0};
     t->ctx = clCreateContext(props, 1, &device, NULL, NULL, &err);
@@ -868,7 +901,7 @@ static void episode(struct thread *t, struct episode *ep)
     memset(ep, 0, sizeof(*ep));
     ep->t = t;
     ep->rng = &t->rng;
-    if (!t->ctx || below(ep->rng, 3) == 0)
+    if (!t->ctx)
         new_context(t);
     cl_int err;
     ep->nq = 2 + (int)below(ep->rng, 2);
@@ -902,8 +935,10 @@ static void episode(struct thread *t, struct episode *ep)
             op_marker(ep);
         else if (r < 84)
             op_user_event(ep);
-        else if (r < 91)
+        else if (r < 89)
             op_set_user(ep);
+        else if (r < 91)
+            op_chain_user(ep);
         else if (r < 93)
             op_sub_buffer(ep);
         else if (r < 94)
@@ -934,6 +969,10 @@ static void episode(struct thread *t, struct episode *ep)
     for (int i = 0; i < NUM_KERNELS; i++)
         if (ep->cached[i])
             KT_EXPECT(clReleaseKernel(ep->cached[i]), CL_SUCCESS);
+    /* One episode in three ends its context here, while commands wait for user events: the
+     * next episode makes a new one. */
+    if (below(ep->rng, 3) == 0)
+        drop_context(t);
     /* The rest of the user events, in a random order. */
     while (ep->unset_users)
         op_set_user(ep);
@@ -988,10 +1027,8 @@ static void *run_thread(void *arg)
          t->episodes++)
         episode(t, ep);
     free(ep);
-    for (int s = 0; s < NUM_SOURCES; s++)
-        if (t->progs[s])
-            KT_EXPECT(clReleaseProgram(t->progs[s]), CL_SUCCESS);
-    KT_EXPECT(clReleaseContext(t->ctx), CL_SUCCESS);
+    if (t->ctx)
+        drop_context(t);
     KT_CHECK(wait_count(&t->contexts_freed, t->contexts_made), "thread %d: %d of %d contexts freed",
              t->id, atomic_load(&t->contexts_freed), t->contexts_made);
     return NULL;
