@@ -75,6 +75,12 @@ static cl_device_id device;
 static long iterations = 1000000;
 static double seconds = 30;
 static struct timespec start;
+/* One context that every thread uses now and then, with its programs and two queues, in
+ * order and out of order, that several threads enqueue to at once. */
+static cl_context shared_ctx;
+static cl_program shared_progs[NUM_SOURCES];
+static cl_command_queue shared_q[2];
+static atomic_int shared_ctx_freed;
 
 static double elapsed(void)
 {
@@ -172,6 +178,9 @@ struct thread {
 struct episode {
     struct thread *t;
     uint64_t *rng;
+    bool shared;       /* in shared_ctx, with one of the shared queues */
+    cl_context ctx;    /* the thread's context or shared_ctx */
+    cl_program *progs; /* the thread's programs or shared_progs */
     cl_command_queue q[MAX_QUEUES];
     bool ooo[MAX_QUEUES];
     int nq;
@@ -424,17 +433,21 @@ static int pick_queue(struct episode *ep)
     return (int)below(ep->rng, (uint32_t)ep->nq);
 }
 
+static cl_program build(cl_context ctx, int s)
+{
+    cl_int err;
+    const char *src = sources[s];
+    cl_program p = clCreateProgramWithSource(ctx, 1, &src, NULL, &err);
+    KT_REQUIRE_OK(err);
+    KT_REQUIRE_OK(clBuildProgram(p, 1, &device, NULL, NULL, NULL));
+    return p;
+}
+
 static cl_program program(struct episode *ep, int s)
 {
-    struct thread *t = ep->t;
-    if (!t->progs[s]) {
-        cl_int err;
-        const char *src = sources[s];
-        t->progs[s] = clCreateProgramWithSource(t->ctx, 1, &src, NULL, &err);
-        KT_REQUIRE_OK(err);
-        KT_REQUIRE_OK(clBuildProgram(t->progs[s], 1, &device, NULL, NULL, NULL));
-    }
-    return t->progs[s];
+    if (!ep->progs[s])
+        ep->progs[s] = build(ep->ctx, s);
+    return ep->progs[s];
 }
 
 /* A kernel: the episode's own (set anew for each launch), or a fresh one the caller
@@ -448,9 +461,9 @@ static cl_kernel kernel(struct episode *ep, int k, bool *fresh)
     int s = kernels[k].source;
     cl_kernel kern = clCreateKernel(program(ep, s), kernels[k].name, &err);
     KT_REQUIRE_OK(err);
-    if (below(ep->rng, 16) == 0) {
-        KT_EXPECT(clReleaseProgram(ep->t->progs[s]), CL_SUCCESS);
-        ep->t->progs[s] = NULL;
+    if (!ep->shared && below(ep->rng, 16) == 0) {
+        KT_EXPECT(clReleaseProgram(ep->progs[s]), CL_SUCCESS);
+        ep->progs[s] = NULL;
     }
     if (!*fresh)
         ep->cached[k] = kern;
@@ -707,7 +720,7 @@ static void op_user_event(struct episode *ep)
     if (ep->nev == MAX_EVENTS)
         return;
     cl_int err;
-    cl_event u = clCreateUserEvent(ep->t->ctx, &err);
+    cl_event u = clCreateUserEvent(ep->ctx, &err);
     KT_REQUIRE_OK(err);
     /* One in four ends with an error of the application's choosing. */
     cl_int status = below(ep->rng, 4) == 0 ? -1 - (cl_int)below(ep->rng, 1000) : CL_COMPLETE;
@@ -740,7 +753,7 @@ static void op_chain_user(struct episode *ep)
     if (x->user)
         return;
     cl_int err;
-    cl_event u = clCreateUserEvent(ep->t->ctx, &err);
+    cl_event u = clCreateUserEvent(ep->ctx, &err);
     KT_REQUIRE_OK(err);
     cl_int status = below(ep->rng, 4) == 0 ? -1 - (cl_int)below(ep->rng, 1000) : CL_COMPLETE;
     ep->ev[ep->nev++] = (struct tracked){.ev = u, .user = true, .set = true, .user_status = status};
@@ -828,8 +841,8 @@ static void add_root(struct episode *ep)
     for (size_t i = 0; i < r->n; i++)
         r->model[i] = rnd(ep->rng);
     cl_int err;
-    r->mem = clCreateBuffer(ep->t->ctx, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, r->n * 4,
-                            r->model, &err);
+    r->mem =
+        clCreateBuffer(ep->ctx, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, r->n * 4, r->model, &err);
     KT_REQUIRE_OK(err);
     KT_REQUIRE_OK(clSetMemObjectDestructorCallback(r->mem, on_mem_freed, ep));
     ep->mems_made++;
@@ -886,6 +899,12 @@ static void drop_context(struct thread *t)
     t->ctx = NULL;
 }
 
+static void CL_CALLBACK on_shared_context_freed(cl_context c, void *user)
+{
+    (void)c, (void)user;
+    atomic_fetch_add(&shared_ctx_freed, 1);
+}
+
 static void new_context(struct thread *t)
 {
     cl_int err;
@@ -903,15 +922,25 @@ static void episode(struct thread *t, struct episode *ep)
     ep->rng = &t->rng;
     if (!t->ctx)
         new_context(t);
+    /* One episode in four works in the shared context; its first queue is a shared one. */
+    ep->shared = below(ep->rng, 4) == 0;
+    ep->ctx = ep->shared ? shared_ctx : t->ctx;
+    ep->progs = ep->shared ? shared_progs : t->progs;
     cl_int err;
     ep->nq = 2 + (int)below(ep->rng, 2);
     for (int i = 0; i < ep->nq; i++) {
+        if (ep->shared && i == 0) {
+            int which = (int)below(ep->rng, 2);
+            ep->q[i] = shared_q[which];
+            ep->ooo[i] = which == 1;
+            continue;
+        }
         ep->ooo[i] = below(ep->rng, 2);
         cl_queue_properties props[] = {CL_QUEUE_PROPERTIES,
                                        (ep->ooo[i] ? CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE : 0) |
                                            (below(ep->rng, 4) == 0 ? CL_QUEUE_PROFILING_ENABLE : 0),
                                        0};
-        ep->q[i] = clCreateCommandQueueWithProperties(t->ctx, device, props, &err);
+        ep->q[i] = clCreateCommandQueueWithProperties(ep->ctx, device, props, &err);
         KT_REQUIRE_OK(err);
     }
     int nroots = 2 + (int)below(ep->rng, MAX_ROOTS - 1);
@@ -958,7 +987,11 @@ static void episode(struct thread *t, struct episode *ep)
     cl_command_queue finish_later[MAX_QUEUES];
     int nlater = 0;
     for (int i = 0; i < ep->nq; i++) {
-        if (below(ep->rng, 2)) {
+        if (ep->shared && i == 0) {
+            /* Not this thread's to release or to finish: the marker says when its part is
+             * done (and waits for the other threads' commands before it). */
+            (void)marker_on(ep, i);
+        } else if (below(ep->rng, 2)) {
             (void)marker_on(ep, i);
             KT_EXPECT(clReleaseCommandQueue(ep->q[i]), CL_SUCCESS);
         } else {
@@ -971,7 +1004,7 @@ static void episode(struct thread *t, struct episode *ep)
             KT_EXPECT(clReleaseKernel(ep->cached[i]), CL_SUCCESS);
     /* One episode in three ends its context here, while commands wait for user events: the
      * next episode makes a new one. */
-    if (below(ep->rng, 3) == 0)
+    if (!ep->shared && below(ep->rng, 3) == 0)
         drop_context(t);
     /* The rest of the user events, in a random order. */
     while (ep->unset_users)
@@ -1055,6 +1088,19 @@ int main(int argc, char **argv)
         clGetDeviceInfo(device, CL_DEVICE_MEM_BASE_ADDR_ALIGN, sizeof(align), &align, NULL));
     KT_REQUIRE(align <= SUB_ALIGN * 32, "CL_DEVICE_MEM_BASE_ADDR_ALIGN %u bits", align);
 
+    cl_int err;
+    shared_ctx = clCreateContext(NULL, 1, &device, NULL, NULL, &err);
+    KT_REQUIRE_OK(err);
+    KT_REQUIRE_OK(clSetContextDestructorCallback(shared_ctx, on_shared_context_freed, NULL));
+    for (int s = 0; s < NUM_SOURCES; s++)
+        shared_progs[s] = build(shared_ctx, s);
+    for (int i = 0; i < 2; i++) {
+        cl_queue_properties props[] = {CL_QUEUE_PROPERTIES,
+                                       i ? CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE : 0, 0};
+        shared_q[i] = clCreateCommandQueueWithProperties(shared_ctx, device, props, &err);
+        KT_REQUIRE_OK(err);
+    }
+
     clock_gettime(CLOCK_MONOTONIC, &start);
     static struct thread threads[THREADS];
     pthread_t tids[THREADS];
@@ -1075,6 +1121,14 @@ int main(int argc, char **argv)
         failed += threads[i].failed;
         callbacks += threads[i].callbacks;
     }
+    for (int i = 0; i < 2; i++) {
+        KT_EXPECT(clFinish(shared_q[i]), CL_SUCCESS);
+        KT_EXPECT(clReleaseCommandQueue(shared_q[i]), CL_SUCCESS);
+    }
+    for (int s = 0; s < NUM_SOURCES; s++)
+        KT_EXPECT(clReleaseProgram(shared_progs[s]), CL_SUCCESS);
+    KT_EXPECT(clReleaseContext(shared_ctx), CL_SUCCESS);
+    KT_CHECK(wait_count(&shared_ctx_freed, 1), "the shared context was not freed");
     printf("soak: %ld episodes, %ld commands (%ld failed after a user event's error), %ld event "
            "callbacks, in %.1f s\n",
            episodes, commands, failed, callbacks, elapsed());
