@@ -2,8 +2,10 @@
  * Stress without loss: eight host threads each run random, seeded episodes against Kiln and
  * check every result against a host model.
  *
- * An episode works in one context (kept from the last episode or new): two or three queues,
- * in-order or out-of-order; buffers and sub-buffers; kernels from a small set of program
+ * An episode works in one context (the thread's, kept from its last episode or new, or now
+ * and then one that all threads share, with an in-order and an out-of-order queue that
+ * several threads enqueue to at once): two or three queues, in-order or out-of-order;
+ * buffers and sub-buffers; kernels from a small set of program
  * sources (built once per context, so every build after the first hits the kernel cache);
  * a random sequence of kernels, copies, fills, reads, writes, markers, barriers, user events
  * and event callbacks, with wait lists that mix events of other queues and user events.
@@ -157,7 +159,7 @@ struct callback {
     bool user;
     cl_int user_status;
     bool release;   /* the application's reference to the event went to the callback */
-    cl_event chain; /* a user event the callback sets to chain_status, or NULL */
+    cl_event chain; /* a user event the callback sets to chain_status and releases, or NULL */
     cl_int chain_status;
     atomic_int calls;
 };
@@ -220,9 +222,13 @@ static void CL_CALLBACK on_event(cl_event e, cl_int status, void *user)
         KT_CHECK(status < 0, "callback of a failed command: status %d", status);
     else
         KT_CHECK(status == cb->type, "callback for %d: status %d", cb->type, status);
-    /* From a worker, most likely: an API call inside a callback. */
-    if (cb->chain)
+    /* From a worker, most likely: an API call inside a callback. The callback holds a
+     * reference of its own for the call: the thread that made the event may see its status
+     * and release its reference before clSetUserEventStatus returns. */
+    if (cb->chain) {
         KT_EXPECT(clSetUserEventStatus(cb->chain, cb->chain_status), CL_SUCCESS);
+        KT_EXPECT(clReleaseEvent(cb->chain), CL_SUCCESS);
+    }
     /* The last reference, maybe, while the command has yet to run or to let go of it. */
     if (cb->release)
         KT_EXPECT(clReleaseEvent(e), CL_SUCCESS);
@@ -514,17 +520,16 @@ static void op_kernel(struct episode *ep)
     bool fresh;
     cl_kernel k = kernel(ep, which, &fresh);
     uint32_t v = rnd(ep->rng);
-    /* A source sub-range through the global offset: the kernels index by global id. */
     set_arg(k, 0, sizeof(cl_mem), &d->mem);
     uint32_t *m = ep->roots[wr].model + d->off;
     const uint32_t *s = sv >= 0 ? ep->roots[rd].model + ep->views[sv].off : NULL;
+    /* add and iota index by global id, so they reach [doff, doff + n) through the global
+     * offset; mad and rev, with two views, work on the first n elements of both. */
     size_t goff = doff, gsize = n;
     if (which == K_MAD || which == K_REV) {
-        /* Two buffers with different offsets: the source is read from its start. */
         set_arg(k, 1, sizeof(cl_mem), &ep->views[sv].mem);
         goff = 0;
         doff = 0;
-        soff = 0;
     }
     if (which == K_REV)
         v = (uint32_t)n;
@@ -757,8 +762,11 @@ static void op_chain_user(struct episode *ep)
     KT_REQUIRE_OK(err);
     cl_int status = below(ep->rng, 4) == 0 ? -1 - (cl_int)below(ep->rng, 1000) : CL_COMPLETE;
     ep->ev[ep->nev++] = (struct tracked){.ev = u, .user = true, .set = true, .user_status = status};
-    if (!add_callback(ep, x->ev, CL_COMPLETE, x->failed, false, 0, false, u, status))
+    KT_REQUIRE_OK(clRetainEvent(u)); /* the callback's */
+    if (!add_callback(ep, x->ev, CL_COMPLETE, x->failed, false, 0, false, u, status)) {
         KT_EXPECT(clSetUserEventStatus(u, status), CL_SUCCESS);
+        KT_EXPECT(clReleaseEvent(u), CL_SUCCESS);
+    }
 }
 
 static void op_set_user(struct episode *ep)
