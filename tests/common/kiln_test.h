@@ -6,11 +6,13 @@
 #define KILN_TESTS_KILN_TEST_H
 
 #include <CL/cl.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-static int kt_failures;
+/* Atomic: tests with several host threads, and event callbacks on Kiln's workers, check too. */
+static atomic_int kt_failures;
 
 #define KT_CHECK(cond, ...)                                                                        \
     do {                                                                                           \
@@ -200,8 +202,9 @@ static inline void kt_build_fails(struct kt_env *env, const char *src, const cha
 
 static inline int kt_finish(const char *name)
 {
-    if (kt_failures) {
-        fprintf(stderr, "%s: %d check(s) failed\n", name, kt_failures);
+    int failures = atomic_load(&kt_failures);
+    if (failures) {
+        fprintf(stderr, "%s: %d check(s) failed\n", name, failures);
         return 1;
     }
     printf("%s: all checks passed\n", name);
