@@ -317,36 +317,38 @@ static bool relocate(struct loader *l, const Elf64_Shdr *r)
         if (rel[i].r_offset > target->sh_size || target->sh_size - rel[i].r_offset < width)
             return fail(l, "a relocation lies outside its section");
         uint8_t *at = section + rel[i].r_offset;
-        int64_t p = (int64_t)(uintptr_t)at, a = rel[i].r_addend;
-        int64_t s = (int64_t)l->sym_addr[sym];
+        /* Relocation arithmetic is modulo 2^64 (the addend of a damaged object may be anything),
+         * so it is done unsigned; the 32-bit forms are then checked for range as signed. */
+        uint64_t p = (uintptr_t)at, a = (uint64_t)rel[i].r_addend;
+        uint64_t s = l->sym_addr[sym];
         unsigned slot = l->slot[sym];
         bool outside = slot && l->syms[sym].st_shndx == SHN_UNDEF;
-        int64_t v;
+        uint64_t u;
         switch (type) {
         case R_X86_64_64:
             /* data holding an address: the function itself, not its stub */
-            v = outside ? (int64_t) * (const uintptr_t *)(l->got + (size_t)(slot - 1) * 8) + a
-                        : s + a;
-            memcpy(at, &v, 8);
+            u = outside ? *(const uintptr_t *)(l->got + (size_t)(slot - 1) * 8) + a : s + a;
+            memcpy(at, &u, 8);
             continue;
         case R_X86_64_PC64:
-            v = s + a - p;
-            memcpy(at, &v, 8);
+            u = s + a - p;
+            memcpy(at, &u, 8);
             continue;
         case R_X86_64_PC32:
         case R_X86_64_PLT32:
-            v = s + a - p;
+            u = s + a - p;
             break;
         case R_X86_64_GOTPCREL:
         case R_X86_64_GOTPCRELX:
         case R_X86_64_REX_GOTPCRELX:
-            v = (int64_t)(uintptr_t)(l->got + (size_t)(slot - 1) * 8) + a - p;
+            u = (uintptr_t)(l->got + (size_t)(slot - 1) * 8) + a - p;
             break;
         default:
             kiln_cc_log_printf(l->log, "error: kernel object: relocation type %u not supported\n",
                                type);
             return false;
         }
+        int64_t v = (int64_t)u;
         if (!fits32(v))
             return fail(l, "a 32-bit relocation out of range");
         int32_t v32 = (int32_t)v;
