@@ -77,7 +77,8 @@ void kiln_rt_recycle_put(struct kiln_rt_recycler *r, void *p)
 {
     if (!p)
         return;
-    if (atomic_load_explicit(&r->count, memory_order_relaxed) >= KILN_RT_RECYCLE_KEEP) {
+    /* "count + 1 >": with KILN_RT_RECYCLE_KEEP 0, "count >= 0" would trip -Wtype-limits. */
+    if (atomic_load_explicit(&r->count, memory_order_relaxed) + 1 > KILN_RT_RECYCLE_KEEP) {
         free(p);
         return;
     }
