@@ -149,6 +149,7 @@ static void test_command_events(struct kt_env *env)
 
     reset();
     u = clCreateUserEvent(env->context, &err);
+    m = NULL; /* not the released marker above, should the enqueue fail */
     KT_EXPECT(clEnqueueMarkerWithWaitList(env->queue, 1, &u, &m), CL_SUCCESS);
     KT_EXPECT(clSetEventCallback(m, CL_SUBMITTED, on_event, (void *)1), CL_SUCCESS);
     KT_EXPECT(clSetEventCallback(m, CL_COMPLETE, on_event, (void *)2), CL_SUCCESS);

@@ -130,7 +130,10 @@ static void test_migrate(struct kt_env *env)
 
     /* A failed wait list fails the migration. */
     u = clCreateUserEvent(env->context, &err);
+    KT_REQUIRE(u != NULL, "clCreateUserEvent: %d", err);
+    ev = NULL;
     KT_EXPECT(clEnqueueMigrateMemObjects(q, 1, &b, 0, 1, &u, &ev), CL_SUCCESS);
+    KT_REQUIRE(ev != NULL, "clEnqueueMigrateMemObjects gave no event");
     KT_EXPECT(clSetUserEventStatus(u, -3), CL_SUCCESS);
     KT_EXPECT(clWaitForEvents(1, &ev), CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST);
     clReleaseEvent(ev);
