@@ -20,8 +20,15 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Blocks a list keeps: enough for a deep burst of small launches, bounded in memory. */
-#if defined(__SANITIZE_ADDRESS__)
+/* Blocks a list keeps: enough for a deep burst of small launches, bounded in memory. None under
+ * AddressSanitizer, so that a use after release is a use after free it reports. GCC defines
+ * __SANITIZE_ADDRESS__; Clang 19 answers __has_feature(address_sanitizer) instead. */
+#if defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define KILN_RT_ASAN 1
+#endif
+#endif
+#if defined(__SANITIZE_ADDRESS__) || defined(KILN_RT_ASAN)
 #define KILN_RT_RECYCLE_KEEP 0
 #else
 #define KILN_RT_RECYCLE_KEEP 1024
