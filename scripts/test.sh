@@ -5,9 +5,9 @@
 #   optimised  RelWithDebInfo, warnings as errors: every test, the external suites included.
 #   checked    Debug (assertions, the IR verified after every compiler stage) built by Clang with
 #              AddressSanitizer, UndefinedBehaviorSanitizer and LeakSanitizer, allocation-failure
-#              injection and fuzzing instrumentation: every test but those that only repeat the
-#              optimised build's work under slower code (label `no-sanitize`: piglit, CLBlast,
-#              the benchmark), the compiler tests again with the IR verified after every LLVM
+#              injection and fuzzing instrumentation: every test, piglit and CLBlast included,
+#              but the benchmark's smoke run (label `no-sanitize`: it loads PoCL, whose LLVM
+#              leaks at exit), the compiler tests again with the IR verified after every LLVM
 #              pass (KILN_VERIFY_EACH=1), then the allocation-failure sweep (`faults`) and the
 #              fuzzers (`fuzz`, seconds each).
 #   tsan       ThreadSanitizer: every test labelled `threaded`.
