@@ -575,26 +575,23 @@ static void pick_local_size(cl_kernel k, cl_device_id dev, cl_uint dim, const si
  * take CL_OUT_OF_RESOURCES as the answer to a constant buffer too large. They are checked
  * at enqueue, not at build, so that a program whose unused kernel exceeds one still builds.
  * An SVM pointer given to a __constant argument is not measured: the runtime cannot know
- * how much of it the kernel reads. Called with k->lock held, all arguments set.
+ * how much of it the kernel reads. snapshot_args counts them in its first pass over the
+ * arguments (no pass of their own on the launch path) and calls these with k->lock held.
  */
-static cl_int check_arg_limits(cl_kernel k)
+static cl_int check_constant_arg(cl_kernel k, unsigned i)
 {
-    size_t params = 0;
-    unsigned constants = 0;
-    for (unsigned i = 0; i < k->cc->num_args; i++) {
-        const struct kiln_cc_arg *c = &k->cc->args[i];
-        const struct kiln_rt_arg *a = &k->args[i];
-        params += c->kind == KILN_CC_ARG_VALUE ? a->size : sizeof(void *);
-        if (c->kind != KILN_CC_ARG_CONSTANT_PTR)
-            continue;
-        constants++;
-        if (a->mem && a->mem->size > KILN_RT_MAX_CONSTANT_BUFFER_SIZE)
-            return KILN_ERR(CL_OUT_OF_RESOURCES,
-                            "__constant argument %u of %s: a buffer of %zu bytes, above "
-                            "CL_DEVICE_MAX_CONSTANT_BUFFER_SIZE (%llu)",
-                            i, k->cc->name, a->mem->size,
-                            (unsigned long long)KILN_RT_MAX_CONSTANT_BUFFER_SIZE);
-    }
+    const struct kiln_rt_arg *a = &k->args[i];
+    if (a->mem && a->mem->size > KILN_RT_MAX_CONSTANT_BUFFER_SIZE)
+        return KILN_ERR(CL_OUT_OF_RESOURCES,
+                        "__constant argument %u of %s: a buffer of %zu bytes, above "
+                        "CL_DEVICE_MAX_CONSTANT_BUFFER_SIZE (%llu)",
+                        i, k->cc->name, a->mem->size,
+                        (unsigned long long)KILN_RT_MAX_CONSTANT_BUFFER_SIZE);
+    return CL_SUCCESS;
+}
+
+static cl_int check_arg_totals(cl_kernel k, unsigned constants, size_t params)
+{
     if (constants > KILN_RT_MAX_CONSTANT_ARGS)
         return KILN_ERR(CL_OUT_OF_RESOURCES,
                         "kernel %s has %u __constant arguments, above CL_DEVICE_MAX_CONSTANT_ARGS "
@@ -612,21 +609,27 @@ static cl_int snapshot_args(cl_kernel k, struct kiln_rt_command *cmd, size_t loc
 {
     struct kiln_rt_ndrange *nd = &cmd->u.nd;
     const unsigned n = k->cc->num_args;
-    size_t store = 0, local = k->cc->local_mem_static;
-    unsigned num_mems = 0;
+    size_t store = 0, local = k->cc->local_mem_static, params = 0;
+    unsigned num_mems = 0, constants = 0;
+    cl_int err;
     for (unsigned i = 0; i < n; i++) {
         const struct kiln_rt_arg *a = &k->args[i];
         if (!a->set)
             return KILN_ERR(CL_INVALID_KERNEL_ARGS, "argument %u of %s is not set", i, k->cc->name);
         size_t bytes = k->cc->args[i].kind == KILN_CC_ARG_VALUE ? a->size : sizeof(size_t);
         store = (store + 15) / 16 * 16 + bytes;
+        params += bytes;
         if (k->cc->args[i].kind == KILN_CC_ARG_LOCAL_PTR)
             local = (local + KILN_LOCAL_ALIGN - 1) / KILN_LOCAL_ALIGN * KILN_LOCAL_ALIGN + a->size;
+        if (k->cc->args[i].kind == KILN_CC_ARG_CONSTANT_PTR) {
+            constants++;
+            if ((err = check_constant_arg(k, i)) != CL_SUCCESS)
+                return err;
+        }
         if (a->mem)
             num_mems++;
     }
-    cl_int err = check_arg_limits(k);
-    if (err != CL_SUCCESS)
+    if ((err = check_arg_totals(k, constants, params)) != CL_SUCCESS)
         return err;
     if (local > local_limit)
         return KILN_ERR(CL_OUT_OF_RESOURCES,
