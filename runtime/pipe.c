@@ -2,7 +2,7 @@
  * Pipes (clCreatePipe, clGetPipeInfo; OpenCL 3.0 §5.3).
  *
  * A pipe is a memory object of type CL_MEM_OBJECT_PIPE whose bytes are the ring of
- * kernel-lib/include/kiln_pipe.h: the header with both sides' indices, their
+ * include/kiln_pipe.h: the header with both sides' indices, their
  * entry tables, then the packet slots. Kernels receive a pointer to it
  * (KILN_CC_ARG_PIPE) and the kernel library's pipe builtins run the ring protocol
  * on it; the host never touches the packets (a pipe is CL_MEM_HOST_NO_ACCESS, and

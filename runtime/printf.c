@@ -1,6 +1,6 @@
 /*
  * printf output: formats the records a command's kernels left in its printf
- * buffer (kernel-lib/include/kiln_abi.h, device-cpu/compiler/lower_printf.c) and
+ * buffer (include/kiln_abi.h, device-cpu/compiler/lower_printf.c) and
  * writes them to stdout when the command completes, before its event does.
  *
  * The format is OpenCL C's (OpenCL C 3.0 §6.15.14): C99's flags, width, precision

@@ -6,7 +6,7 @@
  * functions. Argument sizes come from the IR types and the module's data layout,
  * which is the host ABI: a float3 is 16 bytes, a struct what the host C compiler
  * makes of the same declaration. A pipe argument is a __global pointer to the
- * pipe's ring (kernel-lib/include/kiln_pipe.h); Clang marks it with the type
+ * pipe's ring (include/kiln_pipe.h); Clang marks it with the type
  * qualifier "pipe", and a kernel may have at most KILN_CC_MAX_PIPE_ARGS of them.
  * Argument kinds this compiler cannot pass yet (images, samplers, queues) fail
  * the build here with the kernel and argument named, rather than produce a

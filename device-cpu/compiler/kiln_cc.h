@@ -17,7 +17,7 @@
 
 struct kiln_wg_ctx;
 
-/* A compiled work-group function; see kernel-lib/include/kiln_abi.h. */
+/* A compiled work-group function; see include/kiln_abi.h. */
 typedef void (*kiln_wg_fn)(void *const *args, struct kiln_wg_ctx *ctx);
 
 enum kiln_cc_status {

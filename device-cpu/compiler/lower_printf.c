@@ -1,7 +1,7 @@
 /*
  * printf stage: every call of printf becomes one record appended to the command's
  * printf buffer, which the runtime prints when the command completes
- * (kernel-lib/include/kiln_abi.h has the record layout, docs/printf.md the story).
+ * (include/kiln_abi.h has the record layout, docs/printf.md the story).
  *
  * Clang calls printf as a real variadic function,
  *

@@ -3,7 +3,7 @@
  *
  *     void kiln.wg.<kernel>(void *const *args, struct kiln_wg_ctx *ctx)
  *
- * (the ABI of kernel-lib/include/kiln_abi.h) that unpacks the arguments once and
+ * (the ABI of include/kiln_abi.h) that unpacks the arguments once and
  * runs the kernel for every local id in a loop nest, z outermost, x innermost.
  * Then everything but the wrappers becomes internal and always-inline and is
  * inlined, and the library's hooks are replaced: __kiln_local_id(d) by the

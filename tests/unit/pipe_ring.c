@@ -1,5 +1,5 @@
 /*
- * The pipe ring (kernel-lib/include/kiln_pipe.h) driven from plain C threads.
+ * The pipe ring (include/kiln_pipe.h) driven from plain C threads.
  *
  * First the single-threaded edges: an empty pipe refuses readers, a full one
  * writers, a reservation larger than the capacity or of zero packets fails, the

@@ -9,12 +9,13 @@
  * test run can walk the cleanup path behind each allocation in turn
  * (docs/testing.md, "Allocation failures"). free() needs no wrapper.
  *
- * The header lives in the scheduler, the lowest layer, so the runtime above and
- * the scheduler share one counter. Memory LLVM, the compiler library, hwloc or
+ * The header lives in include/, which every layer may use; its counter lives in
+ * the scheduler, the lowest layer that allocates, so the runtime above and the
+ * scheduler share one counter. Memory LLVM, the compiler library, hwloc or
  * the C library allocate on their own is not counted.
  */
-#ifndef KILN_SCHEDULER_KILN_ALLOC_H
-#define KILN_SCHEDULER_KILN_ALLOC_H
+#ifndef KILN_INCLUDE_KILN_ALLOC_H
+#define KILN_INCLUDE_KILN_ALLOC_H
 
 #include <stdbool.h>
 #include <stdlib.h>
@@ -59,4 +60,4 @@ static inline char *kiln_strdup(const char *s)
     return kiln_alloc_fails() ? NULL : strdup(s);
 }
 
-#endif /* KILN_SCHEDULER_KILN_ALLOC_H */
+#endif /* KILN_INCLUDE_KILN_ALLOC_H */

@@ -93,8 +93,8 @@
  * uncommitted reservation undefined). An id committed twice, or one whose entry
  * was reused, is ignored.
  */
-#ifndef KILN_KERNEL_LIB_KILN_PIPE_H
-#define KILN_KERNEL_LIB_KILN_PIPE_H
+#ifndef KILN_INCLUDE_KILN_PIPE_H
+#define KILN_INCLUDE_KILN_PIPE_H
 
 /*
  * The atomics: Clang's __opencl_atomic_* in OpenCL C (device scope: every worker

@@ -42,8 +42,8 @@
  * is how the kernel library's to_private and to_global tell private pointers from
  * global ones.
  */
-#ifndef KILN_KERNEL_LIB_KILN_ABI_H
-#define KILN_KERNEL_LIB_KILN_ABI_H
+#ifndef KILN_INCLUDE_KILN_ABI_H
+#define KILN_INCLUDE_KILN_ABI_H
 
 #if defined(__OPENCL_C_VERSION__)
 typedef ulong kiln_abi_size;
