@@ -96,7 +96,9 @@ static void buffers(struct kt_env *env)
 /* Run clBuildProgram with stdout redirected to a file; return the bytes it printed. */
 static long build_quietly(cl_program p, cl_device_id dev, const char *options, cl_int *err)
 {
-    char path[] = "/tmp/kiln-stdout-XXXXXX";
+    const char *tmp = getenv("TMPDIR");
+    char path[4096];
+    snprintf(path, sizeof(path), "%s/kiln-stdout-XXXXXX", tmp && *tmp ? tmp : "/tmp");
     int fd = mkstemp(path);
     KT_REQUIRE(fd >= 0, "mkstemp");
     fflush(stdout);
