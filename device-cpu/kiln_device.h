@@ -111,7 +111,9 @@ struct kiln_dev_config {
  * - may run on any thread: the application's, a worker of any pool, a helping waiter;
  * - reports a launch in one of two ways: it returns CL_SUCCESS and calls l->done once
  *   (possibly before it returns), or it returns an error code, sets l->note to why,
- *   runs nothing and never calls l->done.
+ *   runs nothing and never calls l->done. Every launch starts the device's worker pool
+ *   when it has none yet, and is refused with CL_OUT_OF_HOST_MEMORY or
+ *   CL_OUT_OF_RESOURCES when the pool cannot start.
  * `dev` is the state `root` or `create` gave the runtime for the command's device.
  */
 struct kiln_dev_ops {
@@ -133,8 +135,8 @@ struct kiln_dev_ops {
     /*
      * Runs an NDRange; `nd` stays valid and unchanged (but for the device's fields)
      * until done. The printf output is written and flushed before done is called.
-     * CL_OUT_OF_HOST_MEMORY (printf buffer, scratch) or CL_OUT_OF_RESOURCES (the pool
-     * could not start) when refused.
+     * Also refused with CL_OUT_OF_HOST_MEMORY when the printf buffer or the scratch
+     * cannot be allocated.
      */
     cl_int (*ndrange)(struct kiln_dev *dev, struct kiln_dev_ndrange *nd, struct kiln_dev_launch *l);
     /* Copies b->size bytes from b->src to b->dst; a small copy runs on the caller. */
@@ -143,7 +145,7 @@ struct kiln_dev_ops {
     cl_int (*fill)(struct kiln_dev *dev, struct kiln_dev_bytes *b, struct kiln_dev_launch *l);
     /* Copies a rectangle (region[0] > 0); a small one runs on the caller. */
     cl_int (*rect)(struct kiln_dev *dev, struct kiln_dev_rect *r, struct kiln_dev_launch *l);
-    /* Calls n->fn(n->args) once, on a worker. */
+    /* Calls n->fn(n->args) once, on a worker (on the caller when the pool has none). */
     cl_int (*native)(struct kiln_dev *dev, struct kiln_dev_native *n, struct kiln_dev_launch *l);
 
     /*
