@@ -34,8 +34,9 @@
  * ctx->printf_buffer points at the command's printf buffer (struct
  * kiln_printf_buffer) when the kernel calls printf, and is NULL otherwise. The
  * compiler turns each printf call into one record appended to it
- * (device-cpu/compiler/lower_printf.c); the runtime prints the records when the
- * command completes (runtime/printf.c). docs/printf.md describes the format.
+ * (device-cpu/compiler/lower_printf.c); the device prints the records when the
+ * command's work-groups have finished (device-cpu/printf.c). docs/printf.md
+ * describes the format.
  *
  * ctx->stack_lo and ctx->stack_hi bound the stack of the thread that runs the
  * work-group function: with ctx->scratch they are where private variables live, which

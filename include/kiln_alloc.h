@@ -1,6 +1,6 @@
 /*
- * The allocation functions of the runtime and the scheduler: malloc, calloc,
- * realloc, aligned_alloc and strdup under Kiln's names.
+ * The allocation functions of the runtime, the device layer and the scheduler:
+ * malloc, calloc, realloc, aligned_alloc and strdup under Kiln's names.
  *
  * In a normal build each is the C library's function and nothing else. In a
  * build configured with -DKILN_FAULT_INJECTION=ON every call first asks

@@ -1,7 +1,8 @@
 /*
  * The command graph: every enqueued command waits for its wait list and, in an
  * in-order queue, for the command before it; once its dependencies are met it is
- * launched on the device's worker pool (or, when tiny, run on the calling thread).
+ * launched on its device through the device's operations (kiln_device.h), which
+ * report its end through the launch record's completion callback.
  *
  * Counting: cmd->pending starts at 1 (a guard held while dependencies are being
  * attached) plus one per unfinished dependency. Whoever brings it to zero makes the
@@ -15,15 +16,8 @@
 #include "rt_internal.h"
 
 #include <pthread.h>
+#include <stddef.h>
 #include <stdlib.h>
-#include <string.h>
-
-#include <emmintrin.h>
-
-/* Commands below this many bytes of host work run on the thread that readies them. */
-#define INLINE_BYTES (256u * 1024)
-/* Copies and fills are dealt to workers in slices of this size. */
-#define SLICE_BYTES (2u * 1024 * 1024)
 
 void kiln_rt_command_dep_met(struct kiln_rt_dep *dep, cl_int status);
 
@@ -69,16 +63,14 @@ void kiln_rt_command_free(struct kiln_rt_command *cmd)
             kiln_rt_obj_drop(&cmd->u.nd.kernel->obj);
         for (unsigned i = 0; i < cmd->u.nd.num_held; i++)
             kiln_rt_obj_drop(&cmd->u.nd.held[i]->obj);
-        free(cmd->u.nd.scratch);
-        free(cmd->u.nd.printf_buf);
-        if ((unsigned char *)cmd->u.nd.args != cmd->inline_args)
-            free(cmd->u.nd.args); /* the held list and the argument store with it */
+        if ((unsigned char *)cmd->u.nd.work.args != cmd->inline_args)
+            free(cmd->u.nd.work.args); /* the held list and the argument store with it */
     }
     if (cmd->kind == KILN_CMD_NATIVE) {
         for (cl_uint i = 0; i < cmd->u.native.num_held; i++)
             kiln_rt_obj_drop(&cmd->u.native.held[i]->obj);
         free(cmd->u.native.held);
-        free(cmd->u.native.args);
+        free(cmd->u.native.work.args);
     }
     if (cmd->kind == KILN_CMD_SVM_FREE)
         free(cmd->u.svm_free.ptrs); /* a command that never ran */
@@ -108,166 +100,18 @@ cl_int kiln_rt_check_wait_list(cl_command_queue q, cl_uint num_events, const cl_
 
 static void complete(struct kiln_rt_command *cmd, cl_int status)
 {
-    /* The kernel's printf output is out and flushed before the event says complete. */
-    if (cmd->kind == KILN_CMD_NDRANGE && cmd->u.nd.printf_buf && status == CL_COMPLETE)
-        kiln_rt_printf_flush(cmd->u.nd.printf_buf);
     kiln_rt_event_finish(cmd->event, status);
     kiln_rt_command_free(cmd);
 }
 
-/* The size of group `id` along one dimension: the last group may be partial. */
-static size_t group_extent(const struct kiln_wg_ctx *ctx, int d, size_t id)
+/* The device's completion callback: the work ended, its printf output is already out. */
+static void launch_done(struct kiln_dev_launch *l, cl_int status)
 {
-    size_t left = ctx->global_size[d] - id * ctx->enqueued_local_size[d];
-    return left < ctx->enqueued_local_size[d] ? left : ctx->enqueued_local_size[d];
-}
-
-/*
- * The calling thread's stack, [*lo, *hi): the kernel library's to_private looks for
- * private variables there (kiln_abi.h). Asked once per thread; 0, 0 if unknown.
- */
-static void thread_stack(kiln_abi_ptr *lo, kiln_abi_ptr *hi)
-{
-    static _Thread_local unsigned char *stack_lo, *stack_hi;
-    static _Thread_local bool known;
-    if (!known) {
-        pthread_attr_t attr;
-        void *addr;
-        size_t size;
-        if (pthread_getattr_np(pthread_self(), &attr) == 0) {
-            if (pthread_attr_getstack(&attr, &addr, &size) == 0) {
-                stack_lo = addr;
-                stack_hi = stack_lo + size;
-            }
-            pthread_attr_destroy(&attr);
-        }
-        known = true;
-    }
-    *lo = stack_lo;
-    *hi = stack_hi;
-}
-
-/*
- * Runs groups [first, first + count) in linear order, x fastest. The ids are
- * divided out once per chunk and then stepped, so a group costs one call of
- * the work-group function and no division: small groups stay cheap.
- */
-static void run_groups(struct kiln_sched_job *job, size_t first, size_t count,
-                       const struct kiln_sched_worker *w)
-{
-    struct kiln_rt_command *cmd = job->user;
-    const struct kiln_rt_ndrange *nd = &cmd->u.nd;
-    struct kiln_wg_ctx ctx = nd->base;
-    ctx.local_mem = w->local_mem;
-    ctx.group_shared = (unsigned char *)w->local_mem + w->local_mem_size - KILN_GROUP_SHARED_SIZE;
-    if (nd->scratch)
-        ctx.scratch = nd->scratch + (size_t)w->index * ctx.scratch_size;
-    thread_stack(&ctx.stack_lo, &ctx.stack_hi);
-    const size_t gx = nd->groups[0], gy = nd->groups[1];
-    ctx.group_id[0] = first % gx;
-    ctx.group_id[1] = (first / gx) % gy;
-    ctx.group_id[2] = first / (gx * gy);
-    for (int d = 0; d < 3; d++)
-        ctx.local_size[d] = group_extent(&ctx, d, ctx.group_id[d]);
-    for (size_t n = 0; n < count; n++) {
-        nd->wg((void *const *)nd->args, &ctx);
-        if (++ctx.group_id[0] < gx) {
-            if (ctx.group_id[0] == gx - 1)
-                ctx.local_size[0] = group_extent(&ctx, 0, gx - 1);
-            continue;
-        }
-        ctx.group_id[0] = 0;
-        ctx.local_size[0] = group_extent(&ctx, 0, 0);
-        if (++ctx.group_id[1] == gy) {
-            ctx.group_id[1] = 0;
-            ctx.group_id[2]++;
-            ctx.local_size[2] = group_extent(&ctx, 2, ctx.group_id[2]);
-        }
-        ctx.local_size[1] = group_extent(&ctx, 1, ctx.group_id[1]);
-    }
-}
-
-static void run_bytes(struct kiln_sched_job *job, size_t first, size_t count,
-                      const struct kiln_sched_worker *w)
-{
-    (void)w;
-    struct kiln_rt_command *cmd = job->user;
-    struct kiln_rt_copy *c = &cmd->u.copy;
-    size_t begin = first * SLICE_BYTES;
-    size_t end = (first + count) * SLICE_BYTES;
-    if (end > c->size)
-        end = c->size;
-    if (cmd->kind != KILN_CMD_FILL) {
-        memmove(c->dst + begin, c->src + begin, end - begin);
-        return;
-    }
-    /*
-     * SLICE_BYTES and the size are multiples of every pattern size (1..128, powers of
-     * two), so a slice is whole patterns. A one-byte pattern is memset; any other is copied
-     * into a 128-byte block (a whole number of patterns) and the block is written with
-     * non-temporal 16-byte stores, which keep a large fill from reading the destination
-     * into the cache first; the unaligned head and the tail go through memcpy.
-     */
-    const size_t ps = c->pattern_size;
-    if (ps == 1) {
-        memset(c->dst + begin, *(const unsigned char *)c->pattern, end - begin);
-        return;
-    }
-    /* Two copies of the 128-byte period, so a 16-byte load at any phase stays inside. */
-    unsigned char block[256] __attribute__((aligned(16)));
-    for (size_t i = 0; i < sizeof(block); i += ps)
-        memcpy(block + i, c->pattern, ps);
-    const size_t period = 128;
-    size_t off = begin;
-    /* The phase of the pattern at dst + off is off % ps, 0 here: off is a multiple of ps. */
-    size_t head = (size_t)(-(uintptr_t)(c->dst + off)) & 15;
-    if (head > end - off)
-        head = end - off;
-    memcpy(c->dst + off, block, head);
-    off += head;
-    if (end - off >= period) {
-        __m128i v[8];
-        for (int i = 0; i < 8; i++)
-            v[i] = _mm_loadu_si128((const __m128i *)(block + (head + 16 * (size_t)i) % period));
-        for (; end - off >= period; off += period)
-            for (int i = 0; i < 8; i++)
-                _mm_stream_si128((__m128i *)(c->dst + off) + i, v[i]);
-        _mm_sfence();
-    }
-    for (; off < end; off++)
-        c->dst[off] = block[(off - begin) % period];
-}
-
-/* Rectangles: one item per row, rows numbered slice by slice. */
-static void run_rows(struct kiln_sched_job *job, size_t first, size_t count,
-                     const struct kiln_sched_worker *w)
-{
-    (void)w;
-    struct kiln_rt_command *cmd = job->user;
-    const struct kiln_rt_rect *r = &cmd->u.rect;
-    size_t y = first % r->region[1], z = first / r->region[1];
-    for (size_t n = 0; n < count; n++) {
-        memmove(r->dst + z * r->dst_slice + y * r->dst_row,
-                r->src + z * r->src_slice + y * r->src_row, r->region[0]);
-        if (++y == r->region[1]) {
-            y = 0;
-            z++;
-        }
-    }
-}
-
-/* A native kernel: one item, the application's function on its argument copy. */
-static void run_native(struct kiln_sched_job *job, size_t first, size_t count,
-                       const struct kiln_sched_worker *w)
-{
-    (void)first, (void)count, (void)w;
-    struct kiln_rt_command *cmd = job->user;
-    cmd->u.native.fn(cmd->u.native.args);
-}
-
-static void job_done(struct kiln_sched_job *job)
-{
-    complete(job->user, CL_COMPLETE);
+    struct kiln_rt_command *cmd =
+        (struct kiln_rt_command *)((char *)l - offsetof(struct kiln_rt_command, launch));
+    if (l->note)
+        KILN_LOG(KILN_DBG_WARN, "%s", l->note);
+    complete(cmd, status);
 }
 
 static void launch(struct kiln_rt_command *cmd)
@@ -277,65 +121,27 @@ static void launch(struct kiln_rt_command *cmd)
         return;
     }
     kiln_rt_event_start(cmd->event);
-    struct kiln_sched *sched = NULL;
-    cl_int err = kiln_rt_device_sched(cmd->queue->device, &sched);
-    if (err != CL_SUCCESS) {
-        complete(cmd, err);
-        return;
-    }
-    struct kiln_sched_job *job = &cmd->job;
-    job->user = cmd;
-    job->done = job_done;
+    const cl_device_id d = cmd->queue->device;
+    struct kiln_dev_launch *l = &cmd->launch;
+    l->done = launch_done;
+    cl_int err = CL_SUCCESS;
     switch (cmd->kind) {
     case KILN_CMD_NDRANGE:
-        if (cmd->u.nd.kernel->cc->uses_printf) {
-            cmd->u.nd.printf_buf = kiln_rt_printf_buffer_create(KILN_RT_PRINTF_BUFFER_SIZE);
-            if (!cmd->u.nd.printf_buf) {
-                complete(cmd, KILN_ERR(CL_OUT_OF_HOST_MEMORY, "a printf buffer of %zu bytes",
-                                       (size_t)KILN_RT_PRINTF_BUFFER_SIZE));
-                return;
-            }
-            cmd->u.nd.base.printf_buffer = cmd->u.nd.printf_buf;
-        }
-        if (cmd->u.nd.base.scratch_size) {
-            /* One area per worker and one for a calling thread that helps. */
-            size_t parties = (size_t)kiln_sched_num_workers(sched) + 1;
-            cmd->u.nd.scratch =
-                kiln_aligned_alloc(KILN_SCRATCH_ALIGN, parties * cmd->u.nd.base.scratch_size);
-            if (!cmd->u.nd.scratch) {
-                complete(cmd, KILN_ERR(CL_OUT_OF_HOST_MEMORY, "%zu bytes of kernel scratch",
-                                       parties * cmd->u.nd.base.scratch_size));
-                return;
-            }
-        }
-        job->num_items = cmd->u.nd.groups[0] * cmd->u.nd.groups[1] * cmd->u.nd.groups[2];
-        job->min_chunk = 1;
-        job->run = run_groups;
+        err = d->ops->ndrange(d->dev, &cmd->u.nd.work, l);
         break;
     case KILN_CMD_READ:
     case KILN_CMD_WRITE:
     case KILN_CMD_COPY:
+        err = d->ops->copy(d->dev, &cmd->u.copy, l);
+        break;
     case KILN_CMD_FILL:
-        job->num_items = (cmd->u.copy.size + SLICE_BYTES - 1) / SLICE_BYTES;
-        job->min_chunk = 1;
-        job->run = run_bytes;
-        if (cmd->u.copy.size < INLINE_BYTES) {
-            struct kiln_sched_worker none = {0};
-            run_bytes(job, 0, job->num_items, &none);
-            complete(cmd, CL_COMPLETE);
-            return;
-        }
+        err = d->ops->fill(d->dev, &cmd->u.copy, l);
         break;
     case KILN_CMD_RECT:
-        job->num_items = cmd->u.rect.region[1] * cmd->u.rect.region[2];
-        job->min_chunk = SLICE_BYTES / cmd->u.rect.region[0] + 1;
-        job->run = run_rows;
-        if (job->num_items * cmd->u.rect.region[0] < INLINE_BYTES) {
-            struct kiln_sched_worker none = {0};
-            run_rows(job, 0, job->num_items, &none);
-            complete(cmd, CL_COMPLETE);
-            return;
-        }
+        err = d->ops->rect(d->dev, &cmd->u.rect, l);
+        break;
+    case KILN_CMD_NATIVE:
+        err = d->ops->native(d->dev, &cmd->u.native.work, l);
         break;
     case KILN_CMD_MAP:
     case KILN_CMD_UNMAP:
@@ -349,17 +155,10 @@ static void launch(struct kiln_rt_command *cmd)
         kiln_rt_svm_free_run(cmd);
         complete(cmd, CL_COMPLETE);
         return;
-    case KILN_CMD_NATIVE:
-        job->num_items = 1;
-        job->min_chunk = 1;
-        job->run = run_native;
-        break;
     }
-    if (job->num_items == 0) {
-        complete(cmd, CL_COMPLETE);
-        return;
-    }
-    kiln_sched_submit(sched, job);
+    /* Refused: nothing ran and done will not be called. */
+    if (err != CL_SUCCESS)
+        complete(cmd, KILN_ERR(err, "the device refused the command: %s", l->note));
 }
 
 static void make_ready(struct kiln_rt_command *cmd)

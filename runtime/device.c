@@ -8,7 +8,6 @@
  */
 #include "rt_internal.h"
 
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,8 +18,6 @@
 #include "kiln_pipe.h"
 
 struct _cl_device_id kiln_rt_device;
-
-static pthread_mutex_t sched_lock = PTHREAD_MUTEX_INITIALIZER;
 
 static const cl_name_version device_exts[] = {
     {CL_MAKE_VERSION(1, 0, 0), "cl_khr_byte_addressable_store"},
@@ -59,44 +56,6 @@ cl_int kiln_rt_check_device(cl_device_id d)
     if (!kiln_rt_obj_is(d, KILN_TAG_DEVICE))
         return KILN_ERR(CL_INVALID_DEVICE, "%p is not a device", (void *)d);
     return CL_SUCCESS;
-}
-
-cl_int kiln_rt_device_sched(cl_device_id d, struct kiln_sched **out)
-{
-    /* acquire: pairs with the release below, so the pool is seen fully started */
-    *out = atomic_load_explicit(&d->sched_ready, memory_order_acquire);
-    if (*out)
-        return CL_SUCCESS;
-    cl_int err = CL_SUCCESS;
-    pthread_mutex_lock(&sched_lock);
-    if (!d->sched) {
-        struct kiln_sched_config cfg = {
-            .num_threads = -1,
-            /* The collectives' area follows what the device reports (kiln_abi.h). */
-            .local_mem_size = (size_t)d->local_mem_size + KILN_GROUP_SHARED_SIZE,
-            .name = d->parent ? "kiln-sub" : "kiln-wg",
-        };
-        int *cpus = NULL;
-        if (d->parent) {
-            /* A sub-device runs one worker on each of its cores and nowhere else. */
-            const struct kiln_cpu_info *cpu = kiln_cpu_info_get();
-            cpus = kiln_malloc(d->compute_units * sizeof(*cpus));
-            for (cl_uint i = 0; cpus && i < d->compute_units; i++)
-                cpus[i] = cpu->cores[d->cores[i]].pu;
-            cfg.cpus = cpus;
-            cfg.num_cpus = d->compute_units;
-        }
-        int rc = d->parent && !cpus ? ENOMEM : kiln_sched_create(&cfg, &d->sched);
-        free(cpus);
-        if (rc != 0)
-            err = rc == ENOMEM ? KILN_ERR(CL_OUT_OF_HOST_MEMORY, "worker pool: %s", strerror(rc))
-                               : KILN_ERR(CL_OUT_OF_RESOURCES, "worker pool: %s", strerror(rc));
-    }
-    *out = d->sched;
-    if (d->sched)
-        atomic_store_explicit(&d->sched_ready, d->sched, memory_order_release);
-    pthread_mutex_unlock(&sched_lock);
-    return err;
 }
 
 cl_int kiln_rt_check_device_type(cl_device_type type)
@@ -287,7 +246,7 @@ cl_int CL_API_CALL clGetDeviceInfo(cl_device_id device, cl_device_info param, si
         put_size(&a, 0);
         break;
     case CL_DEVICE_PRINTF_BUFFER_SIZE:
-        put_size(&a, KILN_RT_PRINTF_BUFFER_SIZE);
+        put_size(&a, KILN_DEV_PRINTF_BUFFER_SIZE);
         break;
     case CL_DEVICE_MAX_MEM_ALLOC_SIZE:
         put_u64(&a, d->max_alloc);

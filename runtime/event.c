@@ -179,10 +179,10 @@ cl_int kiln_rt_event_wait(cl_event e)
      * this thread without waiting for a worker to wake up (DESIGN.md §5). Only when nothing
      * is left to claim, or another waiting thread is already helping, sleep.
      */
-    struct kiln_sched *s = NULL;
-    if (e->queue && kiln_rt_device_sched(e->queue->device, &s) == CL_SUCCESS && s) {
+    if (e->queue) {
+        const cl_device_id d = e->queue->device;
         while (atomic_load_explicit(&e->status, memory_order_acquire) > CL_COMPLETE &&
-               kiln_sched_help(s, NULL) > 0)
+               d->ops->help(d->dev) > 0)
             ;
     }
     pthread_mutex_lock(&e->lock);

@@ -645,7 +645,7 @@ static cl_int snapshot_args(cl_kernel k, struct kiln_rt_command *cmd, size_t loc
     if (!block)
         return KILN_ERR(CL_OUT_OF_HOST_MEMORY, "kernel arguments");
     memset(block, 0, head + (store ? store : 1));
-    nd->args = (void **)block;
+    nd->work.args = (void **)block;
     nd->held = (cl_mem *)(block + ptrs);
     nd->arg_store = block + head;
     size_t at = 0;
@@ -654,7 +654,7 @@ static cl_int snapshot_args(cl_kernel k, struct kiln_rt_command *cmd, size_t loc
         const struct kiln_rt_arg *a = &k->args[i];
         at = (at + 15) / 16 * 16;
         unsigned char *slot = nd->arg_store + at;
-        nd->args[i] = slot;
+        nd->work.args[i] = slot;
         switch (k->cc->args[i].kind) {
         case KILN_CC_ARG_VALUE:
             memcpy(slot, a->value, a->size);
@@ -778,7 +778,7 @@ static cl_int enqueue_ndrange(cl_command_queue q, cl_kernel k, cl_uint dim, cons
         pick_local_size(k, q->device, dim, global, uniform, chosen);
         local = chosen;
     }
-    struct kiln_wg_ctx *b = &nd->base;
+    struct kiln_wg_ctx *b = &nd->work.base;
     b->work_dim = dim;
     for (cl_uint d = 0; d < 3; d++) {
         bool in = d < dim;
@@ -787,11 +787,12 @@ static cl_int enqueue_ndrange(cl_command_queue q, cl_kernel k, cl_uint dim, cons
         b->enqueued_local_size[d] = in ? local[d] : 1;
         b->num_groups[d] =
             (b->global_size[d] + b->enqueued_local_size[d] - 1) / b->enqueued_local_size[d];
-        nd->groups[d] = b->num_groups[d];
+        nd->work.groups[d] = b->num_groups[d];
     }
     /* A local-size variant's function needs its own scratch (variant.c). */
     const struct kiln_cc_kernel *cc = kiln_rt_variant_for(k, dim, offset, global, local);
-    nd->wg = cc->wg;
+    nd->work.wg = cc->wg;
+    nd->work.uses_printf = k->cc->uses_printf;
     if (cc->scratch_fixed || cc->scratch_per_item) {
         size_t items =
             b->enqueued_local_size[0] * b->enqueued_local_size[1] * b->enqueued_local_size[2];

@@ -709,7 +709,7 @@ static cl_int submit_rect(cl_command_queue q, cl_command_type type, unsigned cha
     cl_int err = kiln_rt_command_create(q, KILN_CMD_RECT, type, &cmd);
     if (err != CL_SUCCESS)
         return err;
-    struct kiln_rt_rect *r = &cmd->u.rect;
+    struct kiln_dev_rect *r = &cmd->u.rect;
     r->dst = dst + ds->offset;
     r->src = src + ss->offset;
     memcpy(r->region, region, sizeof(r->region));

@@ -54,19 +54,19 @@ cl_int CL_API_CALL clEnqueueNativeKernel(cl_command_queue q, void(CL_CALLBACK *f
     if (err != CL_SUCCESS)
         return err;
     struct kiln_rt_native *nat = &cmd->u.native;
-    nat->fn = fn;
-    nat->args = cb_args ? kiln_malloc(cb_args) : NULL;
+    nat->work.fn = fn;
+    nat->work.args = cb_args ? kiln_malloc(cb_args) : NULL;
     nat->held = num_mem_objects ? kiln_malloc(num_mem_objects * sizeof(cl_mem)) : NULL;
-    if ((cb_args && !nat->args) || (num_mem_objects && !nat->held)) {
+    if ((cb_args && !nat->work.args) || (num_mem_objects && !nat->held)) {
         kiln_rt_command_discard(cmd);
         return KILN_ERR(CL_OUT_OF_HOST_MEMORY, "native kernel arguments");
     }
     if (cb_args)
-        memcpy(nat->args, args, cb_args);
+        memcpy(nat->work.args, args, cb_args);
     for (cl_uint i = 0; i < num_mem_objects; i++) {
         void *data = mem_list[i]->data;
         size_t at = (size_t)((const unsigned char *)args_mem_loc[i] - (unsigned char *)args);
-        memcpy((unsigned char *)nat->args + at, &data, sizeof(data));
+        memcpy((unsigned char *)nat->work.args + at, &data, sizeof(data));
         kiln_rt_obj_hold(&mem_list[i]->obj);
         nat->held[nat->num_held++] = mem_list[i];
     }

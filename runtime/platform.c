@@ -40,6 +40,8 @@ void kiln_rt_init(const cl_icd_dispatch *dispatch)
     if (d->max_alloc < (128u << 20))
         d->max_alloc = 128u << 20;
     d->local_mem_size = 64 * 1024;
+    d->ops = &kiln_cpu_ops;
+    d->dev = d->ops->root((size_t)d->local_mem_size);
     d->max_wg_size = 4096;
     snprintf(d->name, sizeof(d->name), "%s", cpu->name[0] ? cpu->name : "CPU");
     snprintf(d->vendor, sizeof(d->vendor), "%s", cpu->vendor[0] ? cpu->vendor : "Kiln");

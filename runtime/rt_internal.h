@@ -28,7 +28,7 @@
 #include "kiln_alloc.h"
 #include "kiln_rt.h"
 #include "kiln_cc.h"
-#include "kiln_sched.h"
+#include "kiln_device.h"
 
 /* ---- diagnostics (debug.c) ---------------------------------------------------- */
 
@@ -124,13 +124,13 @@ struct _cl_platform_id {
 struct _cl_device_id {
     struct kiln_object obj;
     cl_platform_id platform;
-    struct kiln_sched *sched; /* created on first use, under kiln_rt_device_sched() */
-    /* sched once it exists (release), so each launch and wait reads it without the lock */
-    _Atomic(struct kiln_sched *) sched_ready;
+    const struct kiln_dev_ops *ops; /* what runs its commands (kiln_device.h) */
+    struct kiln_dev *dev;           /* the device layer's state for it: its worker pool */
     cl_uint compute_units;
     /*
      * Its compute units: indices into kiln_cpu_info's core table, compute_units of them.
-     * A sub-device's pool runs one worker on each of these cores and nowhere else.
+     * A sub-device's pool runs one worker on each of these cores and nowhere else
+     * (given to ops->create).
      */
     unsigned *cores;
     cl_device_id parent; /* held; NULL for the root device */
@@ -172,8 +172,6 @@ void kiln_rt_device_drop(cl_device_id d);
 /* CL_SUCCESS when `type` selects Kiln's device, else CL_INVALID_DEVICE_TYPE or CL_DEVICE_NOT_FOUND.
  */
 cl_int kiln_rt_check_device_type(cl_device_type type);
-/* The device's worker pool, started on first use. */
-cl_int kiln_rt_device_sched(cl_device_id d, struct kiln_sched **out);
 cl_ulong kiln_rt_now_ns(void);
 
 /* ---- callbacks (event.c, mem.c, context.c) ------------------------------------- */
@@ -283,29 +281,14 @@ enum kiln_rt_cmd_kind {
     KILN_CMD_NATIVE, /* clEnqueueNativeKernel: a host function on a worker */
 };
 
+/* An NDRange: what the device runs, and what the runtime holds for it. */
 struct kiln_rt_ndrange {
+    struct kiln_dev_ndrange work;
     cl_kernel kernel; /* held */
-    kiln_wg_fn wg;
-    struct kiln_wg_ctx base; /* group_id and local_size filled per group */
-    void **args;             /* kernel->num_args pointers into arg_store */
     unsigned char *arg_store;
     size_t local_bytes; /* arena bytes the __local arguments need */
     cl_mem *held;       /* buffer arguments, held until completion */
     unsigned num_held;
-    size_t groups[3];
-    /* base.scratch_size bytes for each worker and the calling thread, or NULL. */
-    unsigned char *scratch;
-    /* The printf buffer (base.printf_buffer) when the kernel calls printf, or NULL. */
-    struct kiln_printf_buffer *printf_buf;
-};
-
-struct kiln_rt_copy {
-    unsigned char *dst;
-    const unsigned char *src;
-    size_t size;
-    const void *pattern; /* fill: points into pattern_store */
-    size_t pattern_size;
-    unsigned char pattern_store[128];
 };
 
 /* clEnqueueSVMFree: the application's callback, or clSVMFree of each pointer. */
@@ -316,21 +299,11 @@ struct kiln_rt_svm_free {
     cl_uint num;
 };
 
-/* clEnqueueNativeKernel: the function and its copied, translated argument block. */
+/* clEnqueueNativeKernel: what the device runs, and the memory objects named. */
 struct kiln_rt_native {
-    void(CL_CALLBACK *fn)(void *);
-    void *args;   /* malloc'd copy, or NULL */
-    cl_mem *held; /* the memory objects named, held until completion */
+    struct kiln_dev_native work; /* args: malloc'd copy, or NULL */
+    cl_mem *held;                /* the memory objects named, held until completion */
     cl_uint num_held;
-};
-
-/* A box of region[2] slices of region[1] rows of region[0] bytes. */
-struct kiln_rt_rect {
-    unsigned char *dst;
-    const unsigned char *src;
-    size_t region[3];
-    size_t dst_row, dst_slice; /* pitches in bytes */
-    size_t src_row, src_slice;
 };
 
 /* One edge of the command graph: `cmd` waits for the event whose list holds this. */
@@ -355,15 +328,15 @@ struct kiln_rt_command {
     struct kiln_rt_dep inline_deps[KILN_RT_INLINE_DEPS];
     struct kiln_rt_command *next_ready; /* thread-local ready list */
     cl_mem mems[2];                     /* held until completion (copy: src, dst) */
-    struct kiln_sched_job job;
+    struct kiln_dev_launch launch;      /* the device's record of the running command */
     union {
         struct kiln_rt_ndrange nd;
-        struct kiln_rt_copy copy;
-        struct kiln_rt_rect rect;
+        struct kiln_dev_bytes copy; /* READ, WRITE, COPY, FILL */
+        struct kiln_dev_rect rect;
         struct kiln_rt_svm_free svm_free;
         struct kiln_rt_native native;
     } u;
-    /* A kernel's argument block (u.nd.args) when it fits. */
+    /* A kernel's argument block (u.nd.work.args) when it fits. */
     _Alignas(16) unsigned char inline_args[KILN_RT_INLINE_ARGS];
 };
 
@@ -403,16 +376,6 @@ void kiln_rt_svm_free_run(struct kiln_rt_command *cmd);
 void kiln_rt_svm_free_all(cl_context c);
 /* When `p` lies inside one of c's SVM allocations, the bytes from p to its end; else 0. */
 size_t kiln_rt_svm_extent(cl_context c, const void *p);
-
-/* ---- printf output (printf.c) ----------------------------------------------------- */
-
-/* CL_DEVICE_PRINTF_BUFFER_SIZE: the record bytes of each command's printf buffer. */
-#define KILN_RT_PRINTF_BUFFER_SIZE ((size_t)1 << 20)
-
-/* A zeroed printf buffer with room for `capacity` bytes of records, or NULL. */
-struct kiln_printf_buffer *kiln_rt_printf_buffer_create(size_t capacity);
-/* Formats the buffer's records in order to stdout and flushes it. */
-void kiln_rt_printf_flush(const struct kiln_printf_buffer *buf);
 
 /* ---- command queue (queue.c) ---------------------------------------------------- */
 

@@ -20,12 +20,10 @@
  */
 #include "rt_internal.h"
 
-#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "kiln_cpu.h"
-#include "kiln_sched.h"
 
 /* The most sub-devices one request may make: one per core of the largest machine. */
 #define MAX_PARTS KILN_CPU_MAX_CORES
@@ -230,6 +228,19 @@ static cl_device_id make_sub_device(cl_device_id parent, const struct plan *p, u
         return NULL;
     }
     memcpy(d->cores, p->order + p->first[i], p->count[i] * sizeof(*d->cores));
+    /* Its own worker pool over its cores, started by its first command. */
+    const struct kiln_dev_config cfg = {
+        .local_mem_size = (size_t)parent->local_mem_size,
+        .cores = d->cores,
+        .num_cores = p->count[i],
+    };
+    d->ops = parent->ops;
+    if (d->ops->create(&cfg, &d->dev) != CL_SUCCESS) {
+        free(d->cores);
+        free(d->partition);
+        free(d);
+        return NULL;
+    }
     memcpy(d->partition, props, len * sizeof(*props));
     d->partition_len = len;
     if (props[0] == CL_DEVICE_PARTITION_BY_AFFINITY_DOMAIN)
@@ -289,33 +300,14 @@ cl_int CL_API_CALL clCreateSubDevices(cl_device_id in_device,
 
 /* ---- reference counting --------------------------------------------------------- */
 
-static void *stop_pool(void *arg)
-{
-    kiln_sched_destroy(arg);
-    return NULL;
-}
-
 static void device_destroy(struct kiln_object *obj)
 {
     cl_device_id d = (cl_device_id)obj;
-    /*
-     * The last hold may be dropped on one of this device's own workers (a command that
-     * completes there releases its queue), and a pool cannot join itself: stop it from
-     * a thread of its own.
-     */
-    if (d->sched) {
-        pthread_t t;
-        pthread_attr_t attr;
-        bool started = false;
-        if (pthread_attr_init(&attr) == 0) {
-            pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
-            started = pthread_create(&t, &attr, stop_pool, d->sched) == 0;
-            pthread_attr_destroy(&attr);
-        }
-        if (!started)
-            KILN_ERR(CL_OUT_OF_RESOURCES, "could not stop the pool of sub-device %p: it stays",
-                     (void *)d);
-    }
+    /* This may run on one of the device's own workers: the device layer stops the pool
+     * from a thread of its own. */
+    if (d->ops->release(d->dev) != CL_SUCCESS)
+        KILN_ERR(CL_OUT_OF_RESOURCES, "could not stop the pool of sub-device %p: it stays",
+                 (void *)d);
     kiln_rt_device_drop(d->parent);
     free(d->cores);
     free(d->partition);

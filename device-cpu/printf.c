@@ -1,7 +1,8 @@
 /*
- * printf output: formats the records a command's kernels left in its printf
+ * printf output: formats the records a launch's kernels left in its printf
  * buffer (include/kiln_abi.h, device-cpu/compiler/lower_printf.c) and
- * writes them to stdout when the command completes, before its event does.
+ * writes them to stdout when the launch ends, before the runtime's completion
+ * callback runs (and so before the command's event completes).
  *
  * The format is OpenCL C's (OpenCL C 3.0 §6.15.14): C99's flags, width, precision
  * and conversions d i o u x X c s f F e E g G a A p %, the length modifiers hh, h, l
@@ -24,7 +25,7 @@
  * The output of one command goes out in one locked write followed by fflush, so
  * commands finishing on different threads never interleave their lines.
  */
-#include "rt_internal.h"
+#include "cpu_internal.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -32,6 +33,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "kiln_alloc.h"
 
 /* A growing text; `failed` once an allocation failed (the rest is dropped). */
 struct text {
@@ -386,7 +389,7 @@ static void format_record(struct text *t, const unsigned char *r, size_t size)
     }
 }
 
-void kiln_rt_printf_flush(const struct kiln_printf_buffer *buf)
+bool kiln_cpu_printf_flush(const struct kiln_printf_buffer *buf)
 {
     const unsigned char *data = (const unsigned char *)buf + KILN_PRINTF_DATA;
     /* Every work-group has finished: the job's completion ordered their stores before this. */
@@ -399,8 +402,6 @@ void kiln_rt_printf_flush(const struct kiln_printf_buffer *buf)
         format_record(&t, data + off, size);
         off += size;
     }
-    if (t.failed)
-        KILN_LOG(KILN_DBG_WARN, "printf output truncated: out of host memory");
     if (t.len) {
         flockfile(stdout);
         fwrite(t.data, 1, t.len, stdout);
@@ -408,9 +409,10 @@ void kiln_rt_printf_flush(const struct kiln_printf_buffer *buf)
         funlockfile(stdout);
     }
     free(t.data);
+    return !t.failed;
 }
 
-struct kiln_printf_buffer *kiln_rt_printf_buffer_create(size_t capacity)
+struct kiln_printf_buffer *kiln_cpu_printf_buffer_create(size_t capacity)
 {
     struct kiln_printf_buffer *buf = kiln_calloc(1, KILN_PRINTF_DATA + capacity);
     if (buf)

@@ -1,0 +1,163 @@
+/*
+ * The device-operations interface: what the runtime asks a device to do, and the
+ * self-contained descriptions of the work it hands over (docs/device.md).
+ *
+ * The runtime keeps everything OpenCL's objects decide: validation, commands and
+ * events, their order, the memory objects and kernels a command holds. A device
+ * only runs work. It sees raw pointers, sizes and the work-group function, never a
+ * cl_mem or a cl_kernel, and reports the end of each piece of work through the
+ * completion callback of its launch record (struct kiln_dev_launch).
+ *
+ * The runtime embeds the work descriptions and the launch record in its command, so
+ * a launch costs the device no allocation of its own beyond what the work needs (a
+ * printf buffer, kernel scratch).
+ */
+#ifndef KILN_DEVICE_CPU_KILN_DEVICE_H
+#define KILN_DEVICE_CPU_KILN_DEVICE_H
+
+#include <CL/cl.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "kiln_abi.h"
+#include "kiln_sched.h"
+
+/* A device's own state (its worker pool among it): opaque to the runtime. */
+struct kiln_dev;
+
+/* CL_DEVICE_PRINTF_BUFFER_SIZE: the record bytes of each command's printf buffer. */
+#define KILN_DEV_PRINTF_BUFFER_SIZE ((size_t)1 << 20)
+
+/*
+ * An NDRange: groups[0] * groups[1] * groups[2] work-groups of `wg`, each called with
+ * `args` and a copy of `base` whose group_id and local_size the device fills, and whose
+ * local_mem, group_shared, scratch, printf_buffer and stack bounds it points at its own
+ * memory. The runtime fills every field above `scratch`; the last two are the device's
+ * for the duration of the launch.
+ */
+struct kiln_dev_ndrange {
+    /* The work-group function (the compiler's kiln_wg_fn, kiln_cc.h). */
+    void (*wg)(void *const *args, struct kiln_wg_ctx *ctx);
+    struct kiln_wg_ctx base;
+    void **args; /* the argument block, one pointer per kernel argument */
+    size_t groups[3];
+    bool uses_printf; /* the kernel may call printf: the device gives it a buffer */
+    /* The device's: base.scratch_size bytes per worker and one more, or NULL. */
+    unsigned char *scratch;
+    /* The device's: the printf buffer (base.printf_buffer) when uses_printf, or NULL. */
+    struct kiln_printf_buffer *printf_buf;
+};
+
+/* `size` bytes from src to dst (copy; the ranges may overlap), or a fill of dst. */
+struct kiln_dev_bytes {
+    unsigned char *dst;
+    const unsigned char *src; /* copy only */
+    size_t size;              /* fill: a multiple of pattern_size */
+    const void *pattern;      /* fill: points into pattern_store */
+    size_t pattern_size;      /* fill: a power of two, 1 to 128 */
+    unsigned char pattern_store[128];
+};
+
+/* A box of region[2] slices of region[1] rows of region[0] bytes, src to dst. */
+struct kiln_dev_rect {
+    unsigned char *dst;
+    const unsigned char *src;
+    size_t region[3];
+    size_t dst_row, dst_slice; /* pitches in bytes */
+    size_t src_row, src_slice;
+};
+
+/* clEnqueueNativeKernel: the application's function on its argument block. */
+struct kiln_dev_native {
+    void(CL_CALLBACK *fn)(void *);
+    void *args; /* the runtime's copy, with memory object handles already replaced */
+};
+
+/*
+ * One launch: the device's per-launch state, embedded in the runtime's command, and
+ * the runtime's completion callback. The runtime sets `done` before each launch and
+ * reads `note` in it; the rest is the device's and stays untouched by the runtime.
+ */
+struct kiln_dev_launch {
+    /*
+     * Called exactly once per accepted launch, with CL_COMPLETE, after the work has
+     * ended and its effects (memory, printf output) are visible. No device lock is
+     * held; it may run on a worker, on a thread helping through `help`, or on the
+     * thread that called the launch op, before that op returns. It may free the
+     * memory holding this record and the work description.
+     */
+    void (*done)(struct kiln_dev_launch *l, cl_int status);
+    /*
+     * Set by the device: with a failed launch op, why (a static string); inside done,
+     * a warning for the log (e.g. printf output dropped), or NULL.
+     */
+    const char *note;
+    struct kiln_sched_job job; /* the device's */
+};
+
+/* What a device's state is made for (`create`). */
+struct kiln_dev_config {
+    size_t local_mem_size; /* bytes of __local memory each work-group may use */
+    /* The compute units: indices into kiln_cpu_info's core table, one worker each. */
+    const unsigned *cores;
+    unsigned num_cores;
+};
+
+/*
+ * The operations of a device. Unless an entry says otherwise, an operation:
+ * - may assume what the runtime validated for the command: sizes within the buffers,
+ *   a kernel with every argument set, a local size that divides the range where it must;
+ * - is entered with no runtime lock held (a runtime lock is never held across a call);
+ * - may run on any thread: the application's, a worker of any pool, a helping waiter;
+ * - reports a launch in one of two ways: it returns CL_SUCCESS and calls l->done once
+ *   (possibly before it returns), or it returns an error code, sets l->note to why,
+ *   runs nothing and never calls l->done. Every launch starts the device's worker pool
+ *   when it has none yet, and is refused with CL_OUT_OF_HOST_MEMORY or
+ *   CL_OUT_OF_RESOURCES when the pool cannot start.
+ * `dev` is the state `root` or `create` gave the runtime for the command's device.
+ */
+struct kiln_dev_ops {
+    /* The whole machine's state, for the root device. Static: never fails, never released. */
+    struct kiln_dev *(*root)(size_t local_mem_size);
+    /*
+     * A sub-device's state over cfg->cores (copied). Its worker pool starts with its
+     * first launch. CL_OUT_OF_HOST_MEMORY when out of memory.
+     */
+    cl_int (*create)(const struct kiln_dev_config *cfg, struct kiln_dev **out);
+    /*
+     * Drops a state from `create`. No launch may be in flight on it. May be called on
+     * one of its own pool's workers (the last command to complete there drops the
+     * device): the pool is then stopped from a thread of its own. CL_OUT_OF_RESOURCES
+     * when that thread could not start: the pool and the state then stay.
+     */
+    cl_int (*release)(struct kiln_dev *dev);
+
+    /*
+     * Runs an NDRange; `nd` stays valid and unchanged (but for the device's fields)
+     * until done. The printf output is written and flushed before done is called.
+     * Also refused with CL_OUT_OF_HOST_MEMORY when the printf buffer or the scratch
+     * cannot be allocated.
+     */
+    cl_int (*ndrange)(struct kiln_dev *dev, struct kiln_dev_ndrange *nd, struct kiln_dev_launch *l);
+    /* Copies b->size bytes from b->src to b->dst; a small copy runs on the caller. */
+    cl_int (*copy)(struct kiln_dev *dev, struct kiln_dev_bytes *b, struct kiln_dev_launch *l);
+    /* Fills b->size bytes of b->dst with b->pattern; a small fill runs on the caller. */
+    cl_int (*fill)(struct kiln_dev *dev, struct kiln_dev_bytes *b, struct kiln_dev_launch *l);
+    /* Copies a rectangle (region[0] > 0); a small one runs on the caller. */
+    cl_int (*rect)(struct kiln_dev *dev, struct kiln_dev_rect *r, struct kiln_dev_launch *l);
+    /* Calls n->fn(n->args) once, on a worker (on the caller when the pool has none). */
+    cl_int (*native)(struct kiln_dev *dev, struct kiln_dev_native *n, struct kiln_dev_launch *l);
+
+    /*
+     * Runs queued work of this device on the calling thread instead of letting it
+     * sleep (clFinish, clWaitForEvents). Returns how many items it ran; 0 when nothing
+     * was claimable now, and the caller should then sleep on its own signal. Entered
+     * with no lock that a completion callback might take.
+     */
+    size_t (*help)(struct kiln_dev *dev);
+};
+
+/* The CPU device (device-cpu/). */
+extern const struct kiln_dev_ops kiln_cpu_ops;
+
+#endif
