@@ -24,7 +24,11 @@
  * The output of one command goes out in one locked write followed by fflush, so
  * commands finishing on different threads never interleave their lines.
  */
-#include "rt_internal.h"
+#include "rt_printf.h"
+#include "rt_debug.h"
+
+#include "kiln_abi.h"
+#include "kiln_alloc.h"
 
 #include <math.h>
 #include <stdarg.h>
