@@ -13,13 +13,25 @@
  * A command holds its event, its queue (through the event), its kernel and the
  * memory objects it touches until it completes (OpenCL 3.0 §5.4.1 deferred release).
  */
-#include "rt_internal.h"
+#include "rt_command.h"
+#include "rt_debug.h"
+#include "rt_device.h"
+#include "rt_mem.h"
+#include "rt_object.h"
+#include "rt_program.h"
+#include "rt_queue.h"
+#include "rt_recycle.h"
+#include "rt_svm.h"
+
+#include "kiln_abi.h"
+#include "kiln_alloc.h"
+#include "kiln_device.h"
 
 #include <pthread.h>
 #include <stddef.h>
 #include <stdlib.h>
 
-void kiln_rt_command_dep_met(struct kiln_rt_dep *dep, cl_int status);
+static void kiln_rt_command_free(struct kiln_rt_command *cmd);
 
 static _Thread_local struct kiln_rt_command *ready_head, *ready_tail;
 static _Thread_local bool draining;
@@ -53,7 +65,7 @@ void kiln_rt_command_discard(struct kiln_rt_command *cmd)
     kiln_rt_command_free(cmd);
 }
 
-void kiln_rt_command_free(struct kiln_rt_command *cmd)
+static void kiln_rt_command_free(struct kiln_rt_command *cmd)
 {
     for (int i = 0; i < 2; i++)
         if (cmd->mems[i])

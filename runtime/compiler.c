@@ -3,8 +3,12 @@
  * opened on the first program build, from the directory libkiln.so was loaded
  * from, so clinfo and programs that never build start fast.
  */
-#include "rt_internal.h"
+#include "rt_program.h"
+#include "rt_debug.h"
 
+#include "kiln_cc.h"
+
+#include <pthread.h>
 #include <dlfcn.h>
 #include <limits.h>
 #include <stdio.h>

@@ -3,8 +3,17 @@
  * clGetContextInfo, clSetContextDestructorCallback). A context holds the CPU device, its
  * sub-devices, or both; every one of them runs the same compiled programs.
  */
-#include "rt_internal.h"
+#include "rt_context.h"
+#include "rt_callback.h"
+#include "rt_debug.h"
+#include "rt_device.h"
+#include "rt_info.h"
+#include "rt_object.h"
+#include "rt_svm.h"
 
+#include "kiln_alloc.h"
+
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 

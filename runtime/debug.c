@@ -2,8 +2,9 @@
  * Diagnostics: KILN_DEBUG=err,warn,api,mem,sched,cc,pipe (or "all"), parsed once.
  * Messages go to stderr, one line each, with file and line.
  */
-#include "rt_internal.h"
+#include "rt_debug.h"
 
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>

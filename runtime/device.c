@@ -6,7 +6,13 @@
  * only what works. Optional features whose tests do not exist yet read as absent
  * (no images, no fp16); docs/status.md lists them.
  */
-#include "rt_internal.h"
+#include "rt_device.h"
+#include "rt_debug.h"
+#include "rt_info.h"
+#include "rt_object.h"
+
+#include "kiln_cc.h"
+#include "kiln_device.h"
 
 #include <stdio.h>
 #include <stdlib.h>

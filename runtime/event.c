@@ -7,14 +7,23 @@
  * once. Finishing an event wakes its waiters (threads in kiln_rt_event_wait) and
  * releases the commands that depend on it (command.c) after its lock is dropped.
  */
-#include "rt_internal.h"
+#include "rt_command.h"
+#include "rt_callback.h"
+#include "rt_context.h"
+#include "rt_debug.h"
+#include "rt_device.h"
+#include "rt_info.h"
+#include "rt_object.h"
+#include "rt_queue.h"
+#include "rt_recycle.h"
 
+#include "kiln_alloc.h"
+#include "kiln_device.h"
+
+#include <pthread.h>
 #include <stdlib.h>
 
-/* Defined in command.c: one dependency of a command is met. */
-void kiln_rt_command_dep_met(struct kiln_rt_dep *dep, cl_int status);
-
-cl_int kiln_rt_check_event(cl_event e)
+static cl_int kiln_rt_check_event(cl_event e)
 {
     if (!kiln_rt_obj_is(e, KILN_TAG_EVENT))
         return KILN_ERR(CL_INVALID_EVENT, "%p is not an event", (void *)e);

@@ -1,7 +1,8 @@
 /*
  * The one helper every clGet*Info query copies its answer through (STYLE H3).
  */
-#include "rt_internal.h"
+#include "rt_info.h"
+#include "rt_debug.h"
 
 #include <string.h>
 

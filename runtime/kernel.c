@@ -7,10 +7,24 @@
  * after enqueue does not affect that launch): buffer data pointers, __local offsets
  * and by-value bytes are copied into the command, laid out as kiln_abi.h describes.
  */
-#include "rt_internal.h"
+#include "rt_program.h"
+#include "rt_command.h"
+#include "rt_context.h"
+#include "rt_debug.h"
+#include "rt_device.h"
+#include "rt_info.h"
+#include "rt_mem.h"
+#include "rt_object.h"
+#include "rt_queue.h"
+#include "rt_variant.h"
+
+#include "kiln_abi.h"
+#include "kiln_alloc.h"
+#include "kiln_cc.h"
 
 #include "kiln_pipe.h"
 
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -567,7 +581,7 @@ static void pick_local_size(cl_kernel k, cl_device_id dev, cl_uint dim, const si
 }
 
 /*
- * The argument limits the device reports (rt_internal.h): CL_DEVICE_MAX_CONSTANT_ARGS,
+ * The argument limits the device reports (rt_device.h): CL_DEVICE_MAX_CONSTANT_ARGS,
  * CL_DEVICE_MAX_CONSTANT_BUFFER_SIZE for each __constant buffer, CL_DEVICE_MAX_PARAMETER_SIZE.
  * The specification gives no code of its own for them; like the image and sampler counts
  * that clEnqueueNDRangeKernel's CL_OUT_OF_RESOURCES names as its examples (OpenCL 3.0

@@ -10,8 +10,20 @@
  * caller's memory directly, and mapping returns a pointer into the buffer: both
  * are zero-copy.
  */
-#include "rt_internal.h"
+#include "rt_mem.h"
+#include "rt_callback.h"
+#include "rt_command.h"
+#include "rt_context.h"
+#include "rt_debug.h"
+#include "rt_device.h"
+#include "rt_info.h"
+#include "rt_object.h"
+#include "rt_queue.h"
+#include "rt_svm.h"
 
+#include "kiln_alloc.h"
+
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>

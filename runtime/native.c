@@ -4,7 +4,13 @@
  * the application marked in args_mem_loc is replaced by the address of the named buffer's
  * memory (OpenCL 3.0 §5.10). The buffers are held until the command completes.
  */
-#include "rt_internal.h"
+#include "rt_command.h"
+#include "rt_debug.h"
+#include "rt_mem.h"
+#include "rt_object.h"
+#include "rt_queue.h"
+
+#include "kiln_alloc.h"
 
 #include <stdint.h>
 #include <stdlib.h>

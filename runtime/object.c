@@ -1,8 +1,19 @@
 /*
  * The common object header: tags, API and internal reference counts (STYLE H4, H5).
  */
-#include "rt_internal.h"
+#include "rt_object.h"
+#include "rt_callback.h"
+#include "rt_command.h"
+#include "rt_context.h"
+#include "rt_debug.h"
+#include "rt_device.h"
+#include "rt_mem.h"
+#include "rt_program.h"
+#include "rt_queue.h"
 
+#include "kiln_alloc.h"
+
+#include <pthread.h>
 #include <assert.h>
 #include <stdlib.h>
 

@@ -10,7 +10,13 @@
  * buffer). The rest of a pipe's life (retain, release, destructor callbacks,
  * clGetMemObjectInfo) is a memory object's, in mem.c.
  */
-#include "rt_internal.h"
+#include "rt_mem.h"
+#include "rt_context.h"
+#include "rt_debug.h"
+#include "rt_device.h"
+#include "rt_info.h"
+
+#include "kiln_cc.h"
 
 #include "kiln_pipe.h"
 

@@ -2,7 +2,12 @@
  * The platform: one per process, static, never destroyed (clGetPlatformIDs,
  * clGetPlatformInfo, clUnloadPlatformCompiler).
  */
-#include "rt_internal.h"
+#include "rt_device.h"
+#include "rt_debug.h"
+#include "rt_info.h"
+#include "rt_object.h"
+
+#include "kiln_rt.h"
 
 #include <stdio.h>
 #include <string.h>

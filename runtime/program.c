@@ -17,8 +17,18 @@
  * for another CPU or Kiln build is refused there with CL_INVALID_BINARY;
  * clBuildProgram then has nothing left to compile.
  */
-#include "rt_internal.h"
+#include "rt_program.h"
+#include "rt_context.h"
+#include "rt_debug.h"
+#include "rt_device.h"
+#include "rt_info.h"
+#include "rt_object.h"
+#include "rt_variant.h"
 
+#include "kiln_alloc.h"
+#include "kiln_cc.h"
+
+#include <pthread.h>
 #include <ctype.h>
 #include <stdlib.h>
 #include <string.h>

@@ -7,10 +7,23 @@
  * after every earlier one; in an out-of-order queue it waits for a marker that
  * depends on every command still outstanding (command.c keeps that list).
  */
-#include "rt_internal.h"
+#include "rt_queue.h"
+#include "rt_command.h"
+#include "rt_context.h"
+#include "rt_debug.h"
+#include "rt_device.h"
+#include "rt_info.h"
+#include "rt_object.h"
+#include "rt_recycle.h"
 
+#include "kiln_alloc.h"
+
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* Wait for every command enqueued so far in q (clFinish). */
+static cl_int kiln_rt_queue_finish(cl_command_queue q);
 
 cl_int kiln_rt_check_queue(cl_command_queue q)
 {
@@ -249,7 +262,7 @@ static cl_int enqueue_marker(cl_command_queue q, cl_command_type type, cl_uint n
     return err;
 }
 
-cl_int kiln_rt_queue_finish(cl_command_queue q)
+static cl_int kiln_rt_queue_finish(cl_command_queue q)
 {
     if (q->props & CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE) {
         /* A marker with an empty wait list waits for every earlier command. */

@@ -15,8 +15,11 @@
  *
  * Under AddressSanitizer nothing is kept, so a use after free stays visible.
  */
-#include "rt_internal.h"
+#include "rt_recycle.h"
 
+#include "kiln_alloc.h"
+
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 

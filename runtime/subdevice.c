@@ -18,7 +18,11 @@
  * clReleaseDevice) and the internal holds of the contexts and queues that use it and of
  * its own sub-devices. The last of them stops its pool.
  */
-#include "rt_internal.h"
+#include "rt_device.h"
+#include "rt_debug.h"
+#include "rt_object.h"
+
+#include "kiln_alloc.h"
 
 #include <stdlib.h>
 #include <string.h>

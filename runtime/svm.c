@@ -12,8 +12,18 @@
  * CL_MEM_USES_SVM_POINTER can answer, and a context destroyed with allocations left
  * frees them rather than leaking them.
  */
-#include "rt_internal.h"
+#include "rt_svm.h"
+#include "rt_command.h"
+#include "rt_context.h"
+#include "rt_debug.h"
+#include "rt_device.h"
+#include "rt_program.h"
+#include "rt_queue.h"
 
+#include "kiln_alloc.h"
+#include "kiln_cc.h"
+
+#include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>

@@ -5,7 +5,11 @@
  * after the same handle checks a full implementation would make. docs/status.md
  * lists every one of them and why.
  */
-#include "rt_internal.h"
+#include "rt_debug.h"
+#include "rt_context.h"
+#include "rt_device.h"
+#include "rt_mem.h"
+#include "rt_queue.h"
 
 #include <time.h>
 

@@ -28,8 +28,14 @@
  * entry never changes again, so a launch of its pair finds it without the lock (settled()):
  * once a pair is settled its launches cost a scan of four entries, no lock.
  */
-#include "rt_internal.h"
+#include "rt_variant.h"
+#include "rt_debug.h"
+#include "rt_program.h"
 
+#include "kiln_alloc.h"
+#include "kiln_cc.h"
+
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

@@ -1,0 +1,74 @@
+/*
+ * The platform and device objects (platform.c, device.c, subdevice.c) and the limits the
+ * device reports that other objects enforce.
+ */
+#ifndef KILN_RUNTIME_RT_DEVICE_H
+#define KILN_RUNTIME_RT_DEVICE_H
+
+#include <CL/cl.h>
+#include <stdatomic.h>
+#include <stddef.h>
+
+#include "rt_object.h"
+
+struct kiln_dev;
+struct kiln_dev_ops;
+
+struct _cl_platform_id {
+    struct kiln_object obj;
+};
+
+struct _cl_device_id {
+    struct kiln_object obj;
+    cl_platform_id platform;
+    const struct kiln_dev_ops *ops; /* what runs its commands (kiln_device.h) */
+    struct kiln_dev *dev;           /* the device layer's state for it: its worker pool */
+    cl_uint compute_units;
+    /*
+     * Its compute units: indices into kiln_cpu_info's core table, compute_units of them.
+     * A sub-device's pool runs one worker on each of these cores and nowhere else
+     * (given to ops->create).
+     */
+    unsigned *cores;
+    cl_device_id parent; /* held; NULL for the root device */
+    /* How it was made (CL_DEVICE_PARTITION_TYPE), 0-terminated; NULL for the root device. */
+    cl_device_partition_property *partition;
+    size_t partition_len; /* entries, the terminator included */
+    cl_ulong global_mem_size;
+    cl_ulong max_alloc;
+    cl_ulong local_mem_size;
+    size_t max_wg_size;
+    char name[160];
+    char vendor[64];
+};
+
+extern struct _cl_platform_id kiln_rt_platform;
+extern struct _cl_device_id kiln_rt_device;
+
+/*
+ * Kernel argument limits the device reports, enforced at enqueue (kernel.c) with
+ * CL_OUT_OF_RESOURCES. Nothing in a CPU needs them smaller; they are the values reported,
+ * and a kernel that goes past one fails as it would on a device where it matters:
+ * CL_DEVICE_MAX_CONSTANT_ARGS, __constant pointer arguments of one kernel;
+ * CL_DEVICE_MAX_CONSTANT_BUFFER_SIZE, the bytes behind each __constant argument (1 MiB, so
+ * that a 1 MiB table works; the specification's minimum is 64 KiB);
+ * CL_DEVICE_MAX_PARAMETER_SIZE, the sum of the argument sizes of one kernel (each
+ * pointer, pipe and __local argument counted as 8 bytes, each by-value argument as its size).
+ */
+#define KILN_RT_MAX_CONSTANT_ARGS        8u
+#define KILN_RT_MAX_CONSTANT_BUFFER_SIZE ((cl_ulong)1 << 20)
+#define KILN_RT_MAX_PARAMETER_SIZE       ((size_t)1024)
+
+cl_int kiln_rt_check_platform(cl_platform_id p);
+cl_int kiln_rt_check_device(cl_device_id d);
+/* The affinity domains `d` can be partitioned by (CL_DEVICE_PARTITION_AFFINITY_DOMAIN). */
+cl_device_affinity_domain kiln_rt_device_affinity_domains(cl_device_id d);
+/* Internal references to a device: counted for sub-devices, nothing for the root device. */
+void kiln_rt_device_hold(cl_device_id d);
+void kiln_rt_device_drop(cl_device_id d);
+/* CL_SUCCESS when `type` selects Kiln's device, else CL_INVALID_DEVICE_TYPE or CL_DEVICE_NOT_FOUND.
+ */
+cl_int kiln_rt_check_device_type(cl_device_type type);
+cl_ulong kiln_rt_now_ns(void);
+
+#endif

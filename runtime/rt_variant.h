@@ -1,0 +1,52 @@
+/*
+ * Local-size variants of a program's kernels (variant.c): kernels compiled again for
+ * the local size they are launched with.
+ */
+#ifndef KILN_RUNTIME_RT_VARIANT_H
+#define KILN_RUNTIME_RT_VARIANT_H
+
+#include <CL/cl.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+struct kiln_cc_kernel;
+struct kiln_cc_program;
+
+/* Variants kept per program kernel; the launch count that builds one, unless KILN_VARIANTS. */
+#define KILN_RT_VARIANTS         4
+#define KILN_RT_VARIANT_LAUNCHES 4
+
+enum kiln_rt_variant_state {
+    KILN_VARIANT_FREE = 0,
+    KILN_VARIANT_COUNTING, /* launches counted; not built yet */
+    KILN_VARIANT_BUILDING, /* one thread builds it, without the program's lock */
+    KILN_VARIANT_READY,    /* built: cc is the kernel to launch */
+    KILN_VARIANT_FAILED, /* the generic function for good: the build failed or would add nothing */
+};
+
+/*
+ * One (local size, offset is zero) pair of one program kernel. Its fields change under the
+ * program's lock only, and never once it is READY or FAILED: a launch that reads `state`
+ * (acquire) as one of those may read the rest without the lock (variant.c).
+ */
+struct kiln_rt_variant {
+    size_t local[3];
+    bool zero_offset;
+    _Atomic int state; /* enum kiln_rt_variant_state */
+    unsigned launches;
+    struct kiln_cc_program *built;   /* READY: the variant's program, owned */
+    const struct kiln_cc_kernel *cc; /* READY: its one kernel */
+};
+
+/*
+ * The kernel description to launch k with for this range: a variant's when one is built (or
+ * is built now, synchronously, on the launch that reaches the count), else k->cc. local is
+ * the local size the launch uses (given or chosen). Valid while k's program lives.
+ */
+const struct kiln_cc_kernel *kiln_rt_variant_for(cl_kernel k, cl_uint dim, const size_t *offset,
+                                                 const size_t *global, const size_t *local);
+/* Destroys the variants' programs of a table of `rows` kernels and frees it. */
+void kiln_rt_variants_free(struct kiln_rt_variant *table, unsigned rows);
+
+#endif
