@@ -13,7 +13,7 @@
  * absolute name is used as it is); /kiln is also the last -I directory, so
  * `#include <a/b.h>` finds it after the user's own -I directories.
  */
-#include "cc_internal.h"
+#include "frontend.h"
 #include "frontend_shim.h"
 #include "kiln_cc_cl_flags.h"
 

@@ -11,7 +11,7 @@
  * every function, while Kiln must still inline the kernel into its work-group loop;
  * the back end honours it instead (no IR optimisation, fast instruction selection).
  */
-#include "cc_internal.h"
+#include "frontend.h"
 
 #include <ctype.h>
 #include <stdlib.h>

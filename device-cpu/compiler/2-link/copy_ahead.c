@@ -28,7 +28,7 @@
  * The copy's event: a copy returns the event it was given (async.cl), so the uses of the
  * replaced call take its event argument instead.
  */
-#include "cc_internal.h"
+#include "link_stage.h"
 
 #include <stdbool.h>
 #include <stdlib.h>

@@ -10,7 +10,7 @@
  *
  * Runs after the kernel library is linked, so the library's own divisions are covered too.
  */
-#include "cc_internal.h"
+#include "link_stage.h"
 
 #include <stdbool.h>
 

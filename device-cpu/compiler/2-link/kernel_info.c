@@ -12,7 +12,7 @@
  * the build here with the kernel and argument named, rather than produce a
  * kernel the runtime cannot launch.
  */
-#include "cc_internal.h"
+#include "link_stage.h"
 
 #include <llvm-c/Target.h>
 

@@ -7,7 +7,7 @@
  * it; the library is loaded lazily, so a kernel pays only for the builtins it calls,
  * in reading them as in linking them.
  */
-#include "cc_internal.h"
+#include "link_stage.h"
 
 #include <llvm-c/BitReader.h>
 #include <llvm-c/Linker.h>

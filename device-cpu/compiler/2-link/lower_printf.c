@@ -36,7 +36,7 @@
  * adds. It also marks every kernel that can reach printf (uses_printf), for the
  * runtime to give its commands a buffer.
  */
-#include "cc_internal.h"
+#include "link_stage.h"
 #include "kiln_abi.h"
 
 #include <llvm-c/Target.h>

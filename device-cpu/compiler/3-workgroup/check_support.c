@@ -16,7 +16,7 @@
  *    yet, or a missing user function;
  *  - hook calls that could not be inlined into a wrapper (recursion).
  */
-#include "cc_internal.h"
+#include "workgroup.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -17,7 +17,7 @@
  * instructions next to their user. A variable used outside every body (in a
  * function that could not be inlined) is refused.
  */
-#include "cc_internal.h"
+#include "workgroup.h"
 #include "kiln_abi.h"
 
 #include <llvm-c/Target.h>

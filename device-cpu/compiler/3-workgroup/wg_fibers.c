@@ -26,7 +26,7 @@
  * KILN_BARRIER_STRATEGY chooses: "fibers" (or unset) uses this file; "regions"
  * leaves barrier kernels to check_support.c, which refuses them on this branch.
  */
-#include "cc_internal.h"
+#include "wg_internal.h"
 
 #include <llvm-c/Target.h>
 

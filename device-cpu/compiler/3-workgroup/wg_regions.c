@@ -45,7 +45,7 @@
  * access group (each work-item owns its slots),
  * wg_wrapper.c tags the shared-memory ones. O3 then brings registers back.
  */
-#include "cc_internal.h"
+#include "wg_internal.h"
 #include "kiln_abi.h"
 
 #include <llvm-c/DebugInfo.h>
@@ -58,122 +58,6 @@
 
 /* At most this many barrier calls in one kernel after inlining. */
 #define MAX_BARRIERS 256
-
-/* Open-addressed map from LLVM object pointers to pointers. */
-struct ptr_map {
-    const void **keys;
-    void **vals;
-    size_t cap, len;
-};
-
-static size_t ptr_hash(const void *p, size_t cap)
-{
-    uintptr_t v = (uintptr_t)p;
-    v ^= v >> 17;
-    v *= 0x9e3779b97f4a7c15ull;
-    return (size_t)(v >> 20) & (cap - 1);
-}
-
-static bool map_put(struct ptr_map *m, const void *key, void *val)
-{
-    if (2 * (m->len + 1) > m->cap) {
-        size_t cap = m->cap ? 2 * m->cap : 64;
-        const void **keys = calloc(cap, sizeof(*keys));
-        void **vals = calloc(cap, sizeof(*vals));
-        if (!keys || !vals) {
-            free(keys);
-            free(vals);
-            return false;
-        }
-        for (size_t i = 0; i < m->cap; i++) {
-            if (!m->keys[i])
-                continue;
-            size_t h = ptr_hash(m->keys[i], cap);
-            while (keys[h])
-                h = (h + 1) & (cap - 1);
-            keys[h] = m->keys[i];
-            vals[h] = m->vals[i];
-        }
-        free(m->keys);
-        free(m->vals);
-        m->keys = keys;
-        m->vals = vals;
-        m->cap = cap;
-    }
-    size_t h = ptr_hash(key, m->cap);
-    while (m->keys[h] && m->keys[h] != key)
-        h = (h + 1) & (m->cap - 1);
-    if (!m->keys[h])
-        m->len++;
-    m->keys[h] = key;
-    m->vals[h] = val;
-    return true;
-}
-
-static void *map_get(const struct ptr_map *m, const void *key)
-{
-    if (!m->cap)
-        return NULL;
-    size_t h = ptr_hash(key, m->cap);
-    while (m->keys[h]) {
-        if (m->keys[h] == key)
-            return m->vals[h];
-        h = (h + 1) & (m->cap - 1);
-    }
-    return NULL;
-}
-
-static void map_clear(struct ptr_map *m)
-{
-    free(m->keys);
-    free(m->vals);
-    memset(m, 0, sizeof(*m));
-}
-
-bool kiln_cc_plain_opcode(LLVMOpcode op)
-{
-    switch (op) {
-    case LLVMAdd:
-    case LLVMFAdd:
-    case LLVMSub:
-    case LLVMFSub:
-    case LLVMMul:
-    case LLVMFMul:
-    case LLVMUDiv:
-    case LLVMSDiv:
-    case LLVMFDiv:
-    case LLVMURem:
-    case LLVMSRem:
-    case LLVMFRem:
-    case LLVMShl:
-    case LLVMLShr:
-    case LLVMAShr:
-    case LLVMAnd:
-    case LLVMOr:
-    case LLVMXor:
-    case LLVMFNeg:
-    case LLVMTrunc:
-    case LLVMZExt:
-    case LLVMSExt:
-    case LLVMFPToUI:
-    case LLVMFPToSI:
-    case LLVMUIToFP:
-    case LLVMSIToFP:
-    case LLVMFPTrunc:
-    case LLVMFPExt:
-    case LLVMPtrToInt:
-    case LLVMIntToPtr:
-    case LLVMBitCast:
-    case LLVMAddrSpaceCast:
-    case LLVMICmp:
-    case LLVMFCmp:
-    case LLVMSelect:
-    case LLVMGetElementPtr:
-        return true;
-    default:
-        return false;
-    }
-}
 
 bool kiln_cc_is_barrier(LLVMValueRef callee)
 {
@@ -206,7 +90,7 @@ static bool is_barrier_call(LLVMValueRef in)
 
 enum kiln_cc_status kiln_cc_barrier_kernels(struct kiln_cc_build *b, bool *uses_barrier)
 {
-    struct ptr_map reach = {0};
+    struct kiln_cc_ptr_map reach = {0};
     LLVMValueRef *work = NULL;
     size_t n = 0, cap = 0;
     enum kiln_cc_status status = KILN_CC_OUT_OF_MEMORY;
@@ -231,9 +115,9 @@ enum kiln_cc_status kiln_cc_barrier_kernels(struct kiln_cc_build *b, bool *uses_
             if (!LLVMIsAInstruction(user))
                 continue;
             LLVMValueRef caller = LLVMGetBasicBlockParent(LLVMGetInstructionParent(user));
-            if (map_get(&reach, caller))
+            if (kiln_cc_ptr_map_get(&reach, caller))
                 continue;
-            if (!map_put(&reach, caller, caller))
+            if (!kiln_cc_ptr_map_put(&reach, caller, caller))
                 goto out;
             if (n == cap) {
                 cap = cap ? 2 * cap : 16;
@@ -246,11 +130,11 @@ enum kiln_cc_status kiln_cc_barrier_kernels(struct kiln_cc_build *b, bool *uses_
         }
     }
     for (unsigned k = 0; k < b->prog->num_kernels; k++)
-        uses_barrier[k] = map_get(&reach, b->kernel_fns[k]) != NULL;
+        uses_barrier[k] = kiln_cc_ptr_map_get(&reach, b->kernel_fns[k]) != NULL;
     status = KILN_CC_OK;
 out:
     free(work);
-    map_clear(&reach);
+    kiln_cc_ptr_map_free(&reach);
     return status;
 }
 
@@ -310,8 +194,8 @@ struct regions {
     /* Template blocks: every block but the entry. */
     LLVMBasicBlockRef *blocks;
     size_t num_blocks;
-    struct ptr_map index; /* block -> index + 1 */
-    unsigned **succ;      /* successor indices per block, counted in num_succ */
+    struct kiln_cc_ptr_map index; /* block -> index + 1 */
+    unsigned **succ;              /* successor indices per block, counted in num_succ */
     unsigned *num_succ;
     unsigned **pred;
     unsigned *num_pred;
@@ -346,12 +230,12 @@ struct regions {
 
 static unsigned block_index(const struct regions *r, LLVMBasicBlockRef bb)
 {
-    return (unsigned)(uintptr_t)map_get(&r->index, bb) - 1;
+    return (unsigned)(uintptr_t)kiln_cc_ptr_map_get(&r->index, bb) - 1;
 }
 
 static bool is_template(const struct regions *r, LLVMBasicBlockRef bb)
 {
-    return map_get(&r->index, bb) != NULL;
+    return kiln_cc_ptr_map_get(&r->index, bb) != NULL;
 }
 
 static void regions_free(struct regions *r)
@@ -375,7 +259,7 @@ static void regions_free(struct regions *r)
     free(r->divergent);
     free(r->snaps);
     free(r->snap_copy);
-    map_clear(&r->index);
+    kiln_cc_ptr_map_free(&r->index);
 }
 
 static enum kiln_cc_status refuse(struct regions *r, const char *why)
@@ -405,7 +289,7 @@ static enum kiln_cc_status build_graph(struct regions *r)
     for (LLVMBasicBlockRef bb = LLVMGetNextBasicBlock(r->entry); bb;
          bb = LLVMGetNextBasicBlock(bb), i++) {
         r->blocks[i] = bb;
-        if (!map_put(&r->index, bb, (void *)(uintptr_t)(i + 1)))
+        if (!kiln_cc_ptr_map_put(&r->index, bb, (void *)(uintptr_t)(i + 1)))
             return KILN_CC_OUT_OF_MEMORY;
     }
     for (LLVMValueRef in = LLVMGetFirstInstruction(r->entry); in; in = LLVMGetNextInstruction(in))
@@ -607,10 +491,10 @@ enum { PER_ITEM = 0, SHARED = 1, SHARED_SNAPSHOT = 2 };
 
 struct uniformity {
     const struct regions *r;
-    struct ptr_map memo;      /* value -> 1 uniform, 2 varying, during one pass */
-    struct ptr_map demoted;   /* alloca -> 1 once found varying */
-    unsigned char *divergent; /* per block */
-    unsigned *ipdom;          /* per block: immediate post-dominator, or NO_BLOCK */
+    struct kiln_cc_ptr_map memo;    /* value -> 1 uniform, 2 varying, during one pass */
+    struct kiln_cc_ptr_map demoted; /* alloca -> 1 once found varying */
+    unsigned char *divergent;       /* per block */
+    unsigned *ipdom;                /* per block: immediate post-dominator, or NO_BLOCK */
     bool changed;
 };
 
@@ -634,7 +518,7 @@ static bool plain_alloca(LLVMValueRef a)
 
 static bool uniform_alloca(struct uniformity *u, LLVMValueRef a)
 {
-    return LLVMIsAAllocaInst(a) && !map_get(&u->demoted, a) && plain_alloca(a);
+    return LLVMIsAAllocaInst(a) && !kiln_cc_ptr_map_get(&u->demoted, a) && plain_alloca(a);
 }
 
 /* A call of __kiln_ctx(): the ctx parameter once the hooks are replaced. */
@@ -693,7 +577,7 @@ static bool uniform_value(struct uniformity *u, LLVMValueRef v, unsigned depth)
         return false;
     if (LLVMGetInstructionParent(v) == u->r->entry && !LLVMIsAAllocaInst(v))
         return true; /* the prologue runs once for the group */
-    uintptr_t known = (uintptr_t)map_get(&u->memo, v);
+    uintptr_t known = (uintptr_t)kiln_cc_ptr_map_get(&u->memo, v);
     if (known)
         return known == 1;
     if (depth > 64)
@@ -728,7 +612,7 @@ static bool uniform_value(struct uniformity *u, LLVMValueRef v, unsigned depth)
     if (ok && !LLVMIsACallInst(v) && !LLVMIsALoadInst(v))
         for (unsigned k = 0, n = (unsigned)LLVMGetNumOperands(v); ok && k < n; k++)
             ok = uniform_value(u, LLVMGetOperand(v, k), depth + 1);
-    map_put(&u->memo, v, (void *)(uintptr_t)(ok ? 1 : 2));
+    kiln_cc_ptr_map_put(&u->memo, v, (void *)(uintptr_t)(ok ? 1 : 2));
     return ok;
 }
 
@@ -838,7 +722,7 @@ static void demote_allocas(struct uniformity *u)
 {
     const struct regions *r = u->r;
     for (LLVMValueRef a = LLVMGetFirstInstruction(r->entry); a; a = LLVMGetNextInstruction(a)) {
-        if (!LLVMIsAAllocaInst(a) || map_get(&u->demoted, a))
+        if (!LLVMIsAAllocaInst(a) || kiln_cc_ptr_map_get(&u->demoted, a))
             continue;
         bool ok = plain_alloca(a);
         for (LLVMUseRef use = LLVMGetFirstUse(a); ok && use; use = LLVMGetNextUse(use)) {
@@ -852,7 +736,7 @@ static void demote_allocas(struct uniformity *u)
                 ok = !LLVMGetVolatile(st) && uniform_value(u, LLVMGetOperand(st, 0), 0);
         }
         if (!ok) {
-            map_put(&u->demoted, a, (void *)1);
+            kiln_cc_ptr_map_put(&u->demoted, a, (void *)1);
             u->changed = true;
         }
     }
@@ -924,15 +808,15 @@ static bool find_shared(struct regions *r, LLVMValueRef *allocas, size_t num, un
         ok = find_divergence(&u);
         if (ok)
             demote_allocas(&u);
-        map_clear(&u.memo);
+        kiln_cc_ptr_map_free(&u.memo);
         if (!u.changed)
             break;
     }
     for (size_t i = 0; ok && i < num; i++)
         if (uniform_alloca(&u, allocas[i]))
             shared[i] = read_then_written(r, allocas[i], seen, stack) ? SHARED_SNAPSHOT : SHARED;
-    map_clear(&u.memo);
-    map_clear(&u.demoted);
+    kiln_cc_ptr_map_free(&u.memo);
+    kiln_cc_ptr_map_free(&u.demoted);
     if (ok) {
         r->divergent = u.divergent; /* the region loops' next-region names use it */
         u.divergent = NULL;
@@ -960,7 +844,7 @@ static enum kiln_cc_status choose_slots(struct regions *r)
     struct alloca_uses u = {calloc(n + 1, 1), false, false, false};
     enum kiln_cc_status status = KILN_CC_OUT_OF_MEMORY;
 
-    struct ptr_map shared = {0};
+    struct kiln_cc_ptr_map shared = {0};
     size_t num_allocas = 0;
     for (LLVMValueRef in = LLVMGetFirstInstruction(r->entry); in; in = LLVMGetNextInstruction(in))
         num_allocas += LLVMIsAAllocaInst(in) != NULL;
@@ -976,7 +860,8 @@ static enum kiln_cc_status choose_slots(struct regions *r)
     if (!find_shared(r, allocas, num_allocas, is_shared))
         goto out;
     for (size_t i = 0; i < num_allocas; i++)
-        if (is_shared[i] && !map_put(&shared, allocas[i], (void *)(uintptr_t)is_shared[i]))
+        if (is_shared[i] &&
+            !kiln_cc_ptr_map_put(&shared, allocas[i], (void *)(uintptr_t)is_shared[i]))
             goto out;
     for (unsigned i = 0; i < nb; i++)
         if (!reach(r, r->bar_block[i], true, false, before + (size_t)i * n) ||
@@ -1014,7 +899,7 @@ static enum kiln_cc_status choose_slots(struct regions *r)
             /* One copy serves the group when every work-item holds the same value. */
             if (!crosses)
                 continue;
-            uintptr_t kind = (uintptr_t)map_get(&shared, in);
+            uintptr_t kind = (uintptr_t)kiln_cc_ptr_map_get(&shared, in);
             if (!u.escapes && kind == SHARED_SNAPSHOT) {
                 LLVMValueRef *more = realloc(r->snaps, (r->num_snaps + 1) * sizeof(*more));
                 if (!more)
@@ -1072,7 +957,7 @@ out:
     free(u.blocks);
     free(allocas);
     free(is_shared);
-    map_clear(&shared);
+    kiln_cc_ptr_map_free(&shared);
     return status;
 }
 
@@ -1267,7 +1152,7 @@ static enum kiln_cc_status clone_region(struct regions *r, unsigned reg,
                                         const unsigned char *in_region,
                                         const struct region_loop *loop, LLVMValueRef *slot_ptr)
 {
-    struct ptr_map map = {0}, derived = {0};
+    struct kiln_cc_ptr_map map = {0}, derived = {0};
     LLVMBuilderRef bld = LLVMCreateBuilderInContext(r->ctx);
     unsigned ag_kind = LLVMGetMDKindIDInContext(r->ctx, "llvm.access.group", 17);
     LLVMValueRef tag = LLVMMetadataAsValue(r->ctx, r->group);
@@ -1278,23 +1163,23 @@ static enum kiln_cc_status clone_region(struct regions *r, unsigned reg,
     unsigned done = r->num_barriers + 1;
 
     for (size_t s = 0; s < r->num_slots; s++)
-        if (!map_put(&map, r->slots[s], slot_ptr[s]) ||
-            !map_put(&derived, slot_ptr[s], (void *)(uintptr_t)(s + 1)))
+        if (!kiln_cc_ptr_map_put(&map, r->slots[s], slot_ptr[s]) ||
+            !kiln_cc_ptr_map_put(&derived, slot_ptr[s], (void *)(uintptr_t)(s + 1)))
             goto out;
     for (size_t s = 0; s < r->num_snaps; s++)
-        if (!map_put(&map, r->snaps[s], r->snap_copy[s]))
+        if (!kiln_cc_ptr_map_put(&map, r->snaps[s], r->snap_copy[s]))
             goto out;
     for (size_t i = 0; i < r->num_blocks; i++) {
         if (!in_region[i])
             continue;
         LLVMBasicBlockRef nb = LLVMInsertBasicBlockInContext(r->ctx, loop->latch, "");
-        if (!map_put(&map, r->blocks[i], nb))
+        if (!kiln_cc_ptr_map_put(&map, r->blocks[i], nb))
             goto out;
     }
     LLVMPositionBuilderAtEnd(bld, loop->body);
     for (size_t s = 0; s < r->num_snaps; s++)
         LLVMBuildStore(bld, loop->snap_vals[s], r->snap_copy[s]);
-    LLVMBasicBlockRef start = map_get(&map, r->blocks[r->region_start[reg]]);
+    LLVMBasicBlockRef start = kiln_cc_ptr_map_get(&map, r->blocks[r->region_start[reg]]);
     if (loop->skip)
         LLVMBuildCondBr(bld, loop->skip, loop->latch, start);
     else
@@ -1303,7 +1188,7 @@ static enum kiln_cc_status clone_region(struct regions *r, unsigned reg,
     for (size_t i = 0; i < r->num_blocks; i++) {
         if (!in_region[i])
             continue;
-        LLVMPositionBuilderAtEnd(bld, map_get(&map, r->blocks[i]));
+        LLVMPositionBuilderAtEnd(bld, kiln_cc_ptr_map_get(&map, r->blocks[i]));
         for (LLVMValueRef in = LLVMGetFirstInstruction(r->blocks[i]); in;
              in = LLVMGetNextInstruction(in)) {
             LLVMValueRef f = called_function(in);
@@ -1317,13 +1202,13 @@ static enum kiln_cc_status clone_region(struct regions *r, unsigned reg,
             }
             if (f && f == hook_lid) {
                 LLVMValueRef dim = LLVMGetOperand(in, 0);
-                LLVMValueRef m = map_get(&map, dim);
-                if (!map_put(&map, in, local_id(bld, r->ctx, loop->lid, m ? m : dim)))
+                LLVMValueRef m = kiln_cc_ptr_map_get(&map, dim);
+                if (!kiln_cc_ptr_map_put(&map, in, local_id(bld, r->ctx, loop->lid, m ? m : dim)))
                     goto out;
                 continue;
             }
             if (f && f == hook_leader) {
-                if (!map_put(&map, in, loop->leader))
+                if (!kiln_cc_ptr_map_put(&map, in, loop->leader))
                     goto out;
                 continue;
             }
@@ -1331,7 +1216,7 @@ static enum kiln_cc_status clone_region(struct regions *r, unsigned reg,
                 LLVMValueRef c = LLVMGetParam(r->w, 1);
                 if (LLVMTypeOf(c) != LLVMTypeOf(in))
                     c = LLVMBuildAddrSpaceCast(bld, c, LLVMTypeOf(in), "");
-                if (!map_put(&map, in, c))
+                if (!kiln_cc_ptr_map_put(&map, in, c))
                     goto out;
                 continue;
             }
@@ -1345,25 +1230,25 @@ static enum kiln_cc_status clone_region(struct regions *r, unsigned reg,
                 if (!op)
                     continue;
                 if (LLVMValueIsBasicBlock(op)) {
-                    LLVMBasicBlockRef to = map_get(&map, LLVMValueAsBasicBlock(op));
+                    LLVMBasicBlockRef to = kiln_cc_ptr_map_get(&map, LLVMValueAsBasicBlock(op));
                     if (to)
                         LLVMSetOperand(c, (unsigned)j, LLVMBasicBlockAsValue(to));
                     continue;
                 }
-                LLVMValueRef to = map_get(&map, op);
+                LLVMValueRef to = kiln_cc_ptr_map_get(&map, op);
                 if (to)
                     LLVMSetOperand(c, (unsigned)j, to);
             }
-            if (!map_put(&map, in, c))
+            if (!kiln_cc_ptr_map_put(&map, in, c))
                 goto out;
             /* Accesses of this work-item's own slots join the parallel access group. */
             if (LLVMIsAGetElementPtrInst(c) || LLVMIsABitCastInst(c)) {
-                void *slot = map_get(&derived, LLVMGetOperand(c, 0));
-                if (slot && !map_put(&derived, c, slot))
+                void *slot = kiln_cc_ptr_map_get(&derived, LLVMGetOperand(c, 0));
+                if (slot && !kiln_cc_ptr_map_put(&derived, c, slot))
                     goto out;
             } else if (LLVMIsALoadInst(c) || LLVMIsAStoreInst(c)) {
                 LLVMValueRef p = LLVMGetOperand(c, LLVMIsALoadInst(c) ? 0 : 1);
-                size_t slot = (size_t)(uintptr_t)map_get(&derived, p);
+                size_t slot = (size_t)(uintptr_t)kiln_cc_ptr_map_get(&derived, p);
                 if (slot && !LLVMGetVolatile(c) &&
                     LLVMGetOrdering(c) == LLVMAtomicOrderingNotAtomic)
                     LLVMSetMetadata(c, ag_kind, tag);
@@ -1374,8 +1259,8 @@ static enum kiln_cc_status clone_region(struct regions *r, unsigned reg,
     status = KILN_CC_OK;
 out:
     LLVMDisposeBuilder(bld);
-    map_clear(&map);
-    map_clear(&derived);
+    kiln_cc_ptr_map_free(&map);
+    kiln_cc_ptr_map_free(&derived);
     return status;
 }
 

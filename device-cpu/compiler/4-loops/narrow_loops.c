@@ -25,7 +25,7 @@
  * and the latch, and are reached from nothing else; v is defined outside the loop; and
  * neither x nor x + 1 is used outside the loop.
  */
-#include "cc_internal.h"
+#include "loops.h"
 
 #include <stdbool.h>
 #include <stddef.h>

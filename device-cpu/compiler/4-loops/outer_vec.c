@@ -38,79 +38,13 @@
  * the SLP vectoriser), cut before loop-vectorize; running them one after the other is
  * the same as running default<O3>.
  */
-#include "cc_internal.h"
+#include "loops.h"
 
 #include <llvm-c/DebugInfo.h>
 
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-
-/* LLVM 19's default<O3>, up to the loop vectoriser. */
-static const char o3_before_vectorize[] =
-    "annotation2metadata,forceattrs,inferattrs,coro-early,function<eager-inv>(ee-instrument<>,"
-    "lower-expect,simplifycfg<bonus-inst-threshold=1;no-forward-switch-cond;no-switch-range-to-"
-    "icmp;no-switch-to-lookup;keep-loops;no-hoist-common-insts;no-sink-common-insts;speculate-"
-    "blocks;simplify-cond-branch;no-speculate-unpredictables>,sroa<modify-cfg>,early-cse<>,"
-    "callsite-splitting),openmp-opt,ipsccp,called-value-propagation,globalopt,function<eager-"
-    "inv>(mem2reg,instcombine<max-iterations=1;no-use-loop-info;no-verify-fixpoint>,simplifycfg<"
-    "bonus-inst-threshold=1;no-forward-switch-cond;switch-range-to-icmp;no-switch-to-lookup;"
-    "keep-loops;no-hoist-common-insts;no-sink-common-insts;speculate-blocks;simplify-cond-"
-    "branch;no-speculate-unpredictables>),always-inline,require<globals-aa>,function(invalidate<"
-    "aa>),require<profile-summary>,cgscc(devirt<4>(inline,function-attrs<skip-non-recursive-"
-    "function-attrs>,argpromotion,openmp-opt-cgscc,function<eager-inv;no-rerun>(sroa<modify-"
-    "cfg>,early-cse<memssa>,speculative-execution<only-if-divergent-target>,jump-threading,"
-    "correlated-propagation,simplifycfg<bonus-inst-threshold=1;no-forward-switch-cond;switch-"
-    "range-to-icmp;no-switch-to-lookup;keep-loops;no-hoist-common-insts;no-sink-common-insts;"
-    "speculate-blocks;simplify-cond-branch;no-speculate-unpredictables>,instcombine<max-"
-    "iterations=1;no-use-loop-info;no-verify-fixpoint>,aggressive-instcombine,libcalls-"
-    "shrinkwrap,tailcallelim,simplifycfg<bonus-inst-threshold=1;no-forward-switch-cond;switch-"
-    "range-to-icmp;no-switch-to-lookup;keep-loops;no-hoist-common-insts;no-sink-common-insts;"
-    "speculate-blocks;simplify-cond-branch;no-speculate-unpredictables>,reassociate,constraint-"
-    "elimination,loop-mssa(loop-instsimplify,loop-simplifycfg,licm<no-allowspeculation>,loop-"
-    "rotate<header-duplication;no-prepare-for-lto>,licm<allowspeculation>,simple-loop-unswitch<"
-    "nontrivial;trivial>),simplifycfg<bonus-inst-threshold=1;no-forward-switch-cond;switch-"
-    "range-to-icmp;no-switch-to-lookup;keep-loops;no-hoist-common-insts;no-sink-common-insts;"
-    "speculate-blocks;simplify-cond-branch;no-speculate-unpredictables>,instcombine<max-"
-    "iterations=1;no-use-loop-info;no-verify-fixpoint>,loop(loop-idiom,indvars,simple-loop-"
-    "unswitch<nontrivial;trivial>,loop-deletion,loop-unroll-full),sroa<modify-cfg>,vector-"
-    "combine,mldst-motion<no-split-footer-bb>,gvn<>,sccp,bdce,instcombine<max-iterations=1;no-"
-    "use-loop-info;no-verify-fixpoint>,jump-threading,correlated-propagation,adce,memcpyopt,dse,"
-    "move-auto-init,loop-mssa(licm<allowspeculation>),coro-elide,simplifycfg<bonus-inst-"
-    "threshold=1;no-forward-switch-cond;switch-range-to-icmp;no-switch-to-lookup;keep-loops;"
-    "hoist-common-insts;sink-common-insts;speculate-blocks;simplify-cond-branch;no-speculate-"
-    "unpredictables>,instcombine<max-iterations=1;no-use-loop-info;no-verify-fixpoint>),"
-    "function-attrs,function(require<should-not-run-function-passes>),coro-split)),"
-    "deadargelim,coro-cleanup,globalopt,globaldce,elim-avail-extern,rpo-function-attrs,"
-    "recompute-globalsaa,function<eager-inv>(float2int,lower-constant-intrinsics,chr,loop(loop-"
-    "rotate<header-duplication;no-prepare-for-lto>,loop-deletion),loop-distribute,inject-tli-"
-    "mappings)";
-
-/* The loop vectoriser, as default<O3> runs it. */
-static const char o3_vectorize[] =
-    "function<eager-inv>(loop-vectorize<no-interleave-forced-only;no-vectorize-forced-only;>)";
-
-/* The rest of default<O3>. */
-static const char o3_after_vectorize[] =
-    "function<eager-inv>(infer-alignment,loop-load-elim,instcombine<max-iterations=1;no-use-"
-    "loop-info;no-verify-fixpoint>,simplifycfg<bonus-inst-threshold=1;forward-switch-cond;"
-    "switch-range-to-icmp;switch-to-lookup;no-keep-loops;hoist-common-insts;sink-common-insts;"
-    "speculate-blocks;simplify-cond-branch;no-speculate-unpredictables>,slp-vectorizer,vector-"
-    "combine,instcombine<max-iterations=1;no-use-loop-info;no-verify-fixpoint>,loop-unroll<O3>,"
-    "transform-warning,sroa<preserve-cfg>,infer-alignment,instcombine<max-iterations=1;no-use-"
-    "loop-info;no-verify-fixpoint>,loop-mssa(licm<allowspeculation>),alignment-from-"
-    "assumptions,loop-sink,instsimplify,div-rem-pairs,tailcallelim,simplifycfg<bonus-inst-"
-    "threshold=1;no-forward-switch-cond;switch-range-to-icmp;no-switch-to-lookup;keep-loops;no-"
-    "hoist-common-insts;no-sink-common-insts;speculate-blocks;simplify-cond-branch;speculate-"
-    "unpredictables>),globaldce,constmerge,cg-profile,rel-lookup-table-converter,function("
-    "annotation-remarks)";
-
-/* After strided_loops.c: its loops unrolled, and the copies cleaned up as the first half does. */
-static const char unroll_counted[] =
-    "function(loop(loop-unroll-full),instcombine<max-iterations=1;no-use-loop-info;no-verify-"
-    "fixpoint>,simplifycfg<bonus-inst-threshold=1;no-forward-switch-cond;switch-range-to-icmp;"
-    "no-switch-to-lookup;keep-loops;no-hoist-common-insts;no-sink-common-insts;speculate-blocks;"
-    "simplify-cond-branch;no-speculate-unpredictables>)";
 
 /* Intrinsics the native path widens into their vector forms (name prefixes). */
 static const char *const widenable[] = {
@@ -122,161 +56,28 @@ static const char *const widenable[] = {
     "llvm.fshr.",      "llvm.sadd.sat.", "llvm.uadd.sat.", "llvm.ssub.sat.",  "llvm.usub.sat.",
 };
 
-/* A set of pointers, or a map from pointers to pointers: open addressing. */
-struct ptr_set {
-    const void **keys;
-    void **vals;
-    size_t cap, len;
-};
-
-static size_t slot_of(const struct ptr_set *s, const void *p)
-{
-    size_t h = ((uintptr_t)p >> 4) * (size_t)0x9e3779b97f4a7c15u;
-    size_t i = h & (s->cap - 1);
-    while (s->keys[i] && s->keys[i] != p)
-        i = (i + 1) & (s->cap - 1);
-    return i;
-}
-
-static bool set_has(const struct ptr_set *s, const void *p)
-{
-    return s->cap && s->keys[slot_of(s, p)] == p;
-}
-
-/* The value stored for p, or NULL. */
-static void *map_get(const struct ptr_set *s, const void *p)
-{
-    if (!s->cap)
-        return NULL;
-    size_t i = slot_of(s, p);
-    return s->keys[i] == p ? s->vals[i] : NULL;
-}
-
-/* Adds p (with value v, replacing any); false when out of memory. */
-static bool map_put(struct ptr_set *s, const void *p, void *v)
-{
-    if (2 * (s->len + 1) > s->cap) {
-        size_t cap = s->cap ? 2 * s->cap : 64;
-        struct ptr_set bigger = {calloc(cap, sizeof(void *)), calloc(cap, sizeof(void *)), cap, 0};
-        if (!bigger.keys || !bigger.vals) {
-            free(bigger.keys);
-            free(bigger.vals);
-            return false;
-        }
-        for (size_t i = 0; i < s->cap; i++)
-            if (s->keys[i]) {
-                size_t j = slot_of(&bigger, s->keys[i]);
-                bigger.keys[j] = s->keys[i];
-                bigger.vals[j] = s->vals[i];
-                bigger.len++;
-            }
-        free(s->keys);
-        free(s->vals);
-        *s = bigger;
-    }
-    size_t i = slot_of(s, p);
-    if (!s->keys[i]) {
-        s->keys[i] = p;
-        s->len++;
-    }
-    s->vals[i] = v;
-    return true;
-}
-
-static bool set_add(struct ptr_set *s, const void *p)
-{
-    return set_has(s, p) || map_put(s, p, NULL);
-}
-
-/* Removes p if present (backward-shift deletion keeps the probe chains whole). */
-static void set_remove(struct ptr_set *s, const void *p)
-{
-    if (!set_has(s, p))
-        return;
-    size_t i = slot_of(s, p);
-    s->keys[i] = NULL;
-    s->vals[i] = NULL;
-    s->len--;
-    for (size_t j = (i + 1) & (s->cap - 1); s->keys[j]; j = (j + 1) & (s->cap - 1)) {
-        const void *k = s->keys[j];
-        void *v = s->vals[j];
-        s->keys[j] = NULL;
-        s->vals[j] = NULL;
-        size_t to = slot_of(s, k);
-        s->keys[to] = k;
-        s->vals[to] = v;
-    }
-}
-
-static void set_free(struct ptr_set *s)
-{
-    free(s->keys);
-    free(s->vals);
-    s->keys = NULL;
-    s->vals = NULL;
-    s->cap = s->len = 0;
-}
-
 /* One work-item loop found in a work-group function. */
 struct wi_loop {
     LLVMValueRef latch_br; /* the branch carrying the loop id */
     LLVMBasicBlockRef header;
     LLVMValueRef group; /* the access group, as a value */
-    struct ptr_set blocks;
+    struct kiln_cc_ptr_map blocks;
 };
-
-static bool md_string_is(LLVMValueRef v, const char *s)
-{
-    unsigned len = 0;
-    const char *str = v ? LLVMGetMDString(v, &len) : NULL;
-    return str && len == strlen(s) && memcmp(str, s, len) == 0;
-}
-
-/*
- * The operands of a metadata node as values (NULL where the operand is null);
- * malloc()ed, *n set; NULL when out of memory.
- */
-static LLVMValueRef *md_operands(LLVMValueRef node, unsigned *n)
-{
-    *n = LLVMGetMDNodeNumOperands(node);
-    LLVMValueRef *ops = calloc(*n ? *n : 1, sizeof(*ops));
-    if (ops)
-        LLVMGetMDNodeOperands(node, ops);
-    return ops;
-}
-
-LLVMValueRef kiln_cc_loop_entry(LLVMValueRef id, const char *name)
-{
-    unsigned n;
-    LLVMValueRef found = NULL;
-    LLVMValueRef *ops = md_operands(id, &n);
-    for (unsigned i = 1; ops && i < n && !found; i++) {
-        if (!ops[i] || !LLVMIsAMDNode(ops[i]) || LLVMGetMDNodeNumOperands(ops[i]) < 1)
-            continue;
-        unsigned m;
-        LLVMValueRef *inner = md_operands(ops[i], &m);
-        if (inner && md_string_is(inner[0], name))
-            found = ops[i];
-        free(inner);
-    }
-    free(ops);
-    return found;
-}
 
 /*
  * The blocks of the loop closed by `latch` whose header is the successor `header`:
  * header plus every block from which latch is reached without passing header. False
  * if `header` is not a loop header there (the walk reaches the function's entry).
  */
-static bool loop_blocks(LLVMBasicBlockRef latch, LLVMBasicBlockRef header, struct ptr_set *out,
-                        bool *oom)
+static bool loop_blocks(LLVMBasicBlockRef latch, LLVMBasicBlockRef header,
+                        struct kiln_cc_ptr_map *out, bool *oom)
 {
     LLVMBasicBlockRef entry = LLVMGetEntryBasicBlock(LLVMGetBasicBlockParent(latch));
     size_t cap = 64, top = 0;
     LLVMBasicBlockRef *stack = malloc(cap * sizeof(*stack));
     bool ok = true;
 
-    *oom = !stack || !set_add(out, header) || !set_add(out, latch);
+    *oom = !stack || !kiln_cc_ptr_map_add(out, header) || !kiln_cc_ptr_map_add(out, latch);
     if (*oom) {
         free(stack);
         return false;
@@ -295,9 +96,9 @@ static bool loop_blocks(LLVMBasicBlockRef latch, LLVMBasicBlockRef header, struc
             if (!LLVMIsATerminatorInst(user))
                 continue;
             LLVMBasicBlockRef pred = LLVMGetInstructionParent(user);
-            if (set_has(out, pred))
+            if (kiln_cc_ptr_map_has(out, pred))
                 continue;
-            if (!set_add(out, pred)) {
+            if (!kiln_cc_ptr_map_add(out, pred)) {
                 *oom = true;
                 break;
             }
@@ -322,10 +123,10 @@ static bool loop_blocks(LLVMBasicBlockRef latch, LLVMBasicBlockRef header, struc
  * inner loop). With `latches`, every block closing such a cycle is added to it (the
  * terminator of each is a back edge's branch); without, the walk stops at the first.
  */
-static bool inner_loops(const struct wi_loop *l, struct ptr_set *latches)
+static bool inner_loops(const struct wi_loop *l, struct kiln_cc_ptr_map *latches)
 {
     /* Depth-first: grey while on the stack, then done as well. */
-    struct ptr_set grey = {0}, done = {0};
+    struct kiln_cc_ptr_map grey = {0}, done = {0};
     bool cycle = false, oom = false;
     size_t cap = 64, top = 0;
     struct frame {
@@ -336,22 +137,22 @@ static bool inner_loops(const struct wi_loop *l, struct ptr_set *latches)
     if (!stack)
         return false;
     stack[top++] = (struct frame){l->header, 0};
-    oom = !set_add(&grey, l->header);
+    oom = !kiln_cc_ptr_map_add(&grey, l->header);
     while (top > 0 && !oom && !(cycle && !latches)) {
         struct frame *f = &stack[top - 1];
         LLVMValueRef term = LLVMGetBasicBlockTerminator(f->bb);
         unsigned n = term ? LLVMGetNumSuccessors(term) : 0;
         if (f->next >= n) {
-            oom = !set_add(&done, f->bb);
+            oom = !kiln_cc_ptr_map_add(&done, f->bb);
             top--;
             continue;
         }
         LLVMBasicBlockRef bb = f->bb, s = LLVMGetSuccessor(term, f->next++);
-        if (s == l->header || !set_has(&l->blocks, s) || set_has(&done, s))
+        if (s == l->header || !kiln_cc_ptr_map_has(&l->blocks, s) || kiln_cc_ptr_map_has(&done, s))
             continue;
-        if (set_has(&grey, s)) {
+        if (kiln_cc_ptr_map_has(&grey, s)) {
             cycle = true;
-            if (latches && !set_add(latches, bb))
+            if (latches && !kiln_cc_ptr_map_add(latches, bb))
                 oom = true;
             continue;
         }
@@ -364,12 +165,12 @@ static bool inner_loops(const struct wi_loop *l, struct ptr_set *latches)
             stack = more;
             cap *= 2;
         }
-        oom = !set_add(&grey, s);
+        oom = !kiln_cc_ptr_map_add(&grey, s);
         stack[top++] = (struct frame){s, 0};
     }
     free(stack);
-    set_free(&grey);
-    set_free(&done);
+    kiln_cc_ptr_map_free(&grey);
+    kiln_cc_ptr_map_free(&done);
     return cycle && !oom;
 }
 
@@ -415,7 +216,7 @@ static bool widenable_body(LLVMContextRef ctx, const struct wi_loop *l, LLVMValu
     unsigned ag_kind = LLVMGetMDKindIDInContext(ctx, "llvm.access.group", 17);
 
     for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(fn); bb; bb = LLVMGetNextBasicBlock(bb)) {
-        if (!set_has(&l->blocks, bb))
+        if (!kiln_cc_ptr_map_has(&l->blocks, bb))
             continue;
         for (LLVMValueRef in = LLVMGetFirstInstruction(bb); in; in = LLVMGetNextInstruction(in)) {
             LLVMOpcode op = LLVMGetInstructionOpcode(in);
@@ -481,7 +282,7 @@ static struct wi_loop *find_loops(LLVMContextRef ctx, LLVMValueRef fn, unsigned 
         if (!pa || LLVMGetMDNodeNumOperands(pa) != 2)
             continue;
         unsigned m;
-        LLVMValueRef *pa_ops = md_operands(pa, &m);
+        LLVMValueRef *pa_ops = kiln_cc_md_operands(pa, &m);
         if (!pa_ops) {
             *oom = true;
             break;
@@ -490,13 +291,13 @@ static struct wi_loop *find_loops(LLVMContextRef ctx, LLVMValueRef fn, unsigned 
         free(pa_ops);
         for (unsigned s = 0; s < LLVMGetNumSuccessors(br) && !l.header; s++) {
             bool no_mem = false;
-            set_free(&l.blocks);
+            kiln_cc_ptr_map_free(&l.blocks);
             if (loop_blocks(bb, LLVMGetSuccessor(br, s), &l.blocks, &no_mem))
                 l.header = LLVMGetSuccessor(br, s);
             *oom |= no_mem;
         }
         if (*oom || !l.header || !inner_loops(&l, NULL)) {
-            set_free(&l.blocks);
+            kiln_cc_ptr_map_free(&l.blocks);
             if (*oom)
                 break;
             continue;
@@ -504,7 +305,7 @@ static struct wi_loop *find_loops(LLVMContextRef ctx, LLVMValueRef fn, unsigned 
         if (*n == cap) {
             struct wi_loop *more = realloc(loops, (cap ? 2 * cap : 4) * sizeof(*loops));
             if (!more) {
-                set_free(&l.blocks);
+                kiln_cc_ptr_map_free(&l.blocks);
                 *oom = true;
                 break;
             }
@@ -519,7 +320,7 @@ static struct wi_loop *find_loops(LLVMContextRef ctx, LLVMValueRef fn, unsigned 
 static void loops_free(struct wi_loop *loops, unsigned n)
 {
     for (unsigned i = 0; i < n; i++)
-        set_free(&loops[i].blocks);
+        kiln_cc_ptr_map_free(&loops[i].blocks);
     free(loops);
 }
 
@@ -540,7 +341,7 @@ static bool replace_loop_id(LLVMContextRef ctx, LLVMValueRef br, const char *con
     unsigned loop_kind = LLVMGetMDKindIDInContext(ctx, "llvm.loop", 9);
     LLVMValueRef id = LLVMGetMetadata(br, loop_kind);
     unsigned n;
-    LLVMValueRef *ops = md_operands(id, &n);
+    LLVMValueRef *ops = kiln_cc_md_operands(id, &n);
     LLVMMetadataRef *keep = malloc((n + nextra + 1) * sizeof(*keep));
     size_t k = 0;
 
@@ -555,9 +356,9 @@ static bool replace_loop_id(LLVMContextRef ctx, LLVMValueRef br, const char *con
         bool dropped = false;
         if (ops[i] && LLVMIsAMDNode(ops[i]) && LLVMGetMDNodeNumOperands(ops[i]) >= 1) {
             unsigned m;
-            LLVMValueRef *inner = md_operands(ops[i], &m);
+            LLVMValueRef *inner = kiln_cc_md_operands(ops[i], &m);
             for (size_t d = 0; inner && d < ndrop; d++)
-                dropped |= md_string_is(inner[0], drop[d]);
+                dropped |= kiln_cc_md_string_is(inner[0], drop[d]);
             free(inner);
         }
         if (!dropped && ops[i])
@@ -615,8 +416,8 @@ static bool is_vector(LLVMValueRef v)
  */
 struct uniform {
     LLVMContextRef ctx;
-    struct ptr_set set;     /* the uniform instructions */
-    struct ptr_set scalars; /* instruction -> its scalar value, once built */
+    struct kiln_cc_ptr_map set;     /* the uniform instructions */
+    struct kiln_cc_ptr_map scalars; /* instruction -> its scalar value, once built */
     bool oom;
 };
 
@@ -635,7 +436,7 @@ static bool operand_uniform(const struct uniform *u, LLVMValueRef v)
     if (!is_vector(v))
         return true;
     if (LLVMIsAInstruction(v))
-        return set_has(&u->set, v);
+        return kiln_cc_ptr_map_has(&u->set, v);
     return splat_constant(v);
 }
 
@@ -643,7 +444,7 @@ static void find_uniform(struct uniform *u, LLVMValueRef fn)
 {
     for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(fn); bb; bb = LLVMGetNextBasicBlock(bb))
         for (LLVMValueRef in = LLVMGetFirstInstruction(bb); in; in = LLVMGetNextInstruction(in))
-            if (candidate(in) && !set_add(&u->set, in))
+            if (candidate(in) && !kiln_cc_ptr_map_add(&u->set, in))
                 u->oom = true;
     for (bool changed = true; changed && !u->oom;) {
         changed = false;
@@ -656,7 +457,7 @@ static void find_uniform(struct uniform *u, LLVMValueRef fn)
             for (int o = 0; o < n && ok; o++)
                 ok = operand_uniform(u, LLVMGetOperand(in, (unsigned)o));
             if (!ok) {
-                set_remove(&u->set, in);
+                kiln_cc_ptr_map_remove(&u->set, in);
                 changed = true;
                 i = (size_t)-1; /* the table moved entries: start over */
             }
@@ -671,7 +472,7 @@ static LLVMValueRef scalar_of(struct uniform *u, LLVMValueRef v)
         return v;
     if (!LLVMIsAInstruction(v))
         return LLVMGetAggregateElement(v, 0);
-    LLVMValueRef done = map_get(&u->scalars, v);
+    LLVMValueRef done = kiln_cc_ptr_map_get(&u->scalars, v);
     if (done)
         return done;
     LLVMTypeRef i64 = LLVMInt64TypeInContext(u->ctx);
@@ -688,7 +489,7 @@ static LLVMValueRef scalar_of(struct uniform *u, LLVMValueRef v)
             s = LLVMBuildExtractElement(bld, src, LLVMConstInt(i64, 0, 0), "");
     } else if (LLVMIsAPHINode(v)) {
         s = LLVMBuildPhi(bld, elem, "");
-        if (!map_put(&u->scalars, v, s))
+        if (!kiln_cc_ptr_map_put(&u->scalars, v, s))
             u->oom = true;
         unsigned n = LLVMCountIncoming(v);
         for (unsigned i = 0; i < n; i++) {
@@ -726,7 +527,7 @@ static LLVMValueRef scalar_of(struct uniform *u, LLVMValueRef v)
         s = LLVMBuildBinOp(bld, LLVMGetInstructionOpcode(v), a, c, "");
     }
     LLVMDisposeBuilder(bld);
-    if (!LLVMIsAPHINode(v) && !map_put(&u->scalars, v, s))
+    if (!LLVMIsAPHINode(v) && !kiln_cc_ptr_map_put(&u->scalars, v, s))
         u->oom = true;
     return s;
 }
@@ -789,8 +590,8 @@ static bool scalarise_uniform_gathers(LLVMContextRef ctx, LLVMValueRef fn)
     }
     LLVMDisposeBuilder(bld);
     bool ok = !u.oom;
-    set_free(&u.set);
-    set_free(&u.scalars);
+    kiln_cc_ptr_map_free(&u.set);
+    kiln_cc_ptr_map_free(&u.scalars);
     free(calls);
     return ok;
 }
@@ -808,8 +609,8 @@ static unsigned host_lanes(const struct kiln_cc_host *host)
 }
 
 /* Marks the chosen loops of the work-group functions; fns/chosen say which functions. */
-static enum kiln_cc_status choose(struct kiln_cc_build *b, LLVMValueRef *fns, bool *chosen,
-                                  unsigned nfns, unsigned *nchosen)
+enum kiln_cc_status kiln_cc_outer_vec_choose(struct kiln_cc_build *b, LLVMValueRef *fns,
+                                             bool *chosen, unsigned nfns, unsigned *nchosen)
 {
     size_t plen = strlen(KILN_CC_WG_PREFIX);
     enum kiln_cc_status status = KILN_CC_OK;
@@ -897,13 +698,13 @@ static bool keep_remainder_small(LLVMContextRef ctx, LLVMValueRef fn)
         if (!kiln_cc_loop_entry(id, "llvm.loop.isvectorized") ||
             !widenable_body(ctx, &loops[i], fn, false))
             continue;
-        struct ptr_set latches = {0};
+        struct kiln_cc_ptr_map latches = {0};
         oom = !inner_loops(&loops[i], &latches) && latches.len > 0;
         for (size_t s = 0; s < latches.cap && !oom; s++)
             if (latches.keys[s])
                 oom = !no_unroll(ctx,
                                  LLVMGetBasicBlockTerminator((LLVMBasicBlockRef)latches.keys[s]));
-        set_free(&latches);
+        kiln_cc_ptr_map_free(&latches);
         if (!oom)
             oom = !no_unroll(ctx, loops[i].latch_br);
     }
@@ -915,8 +716,8 @@ static bool keep_remainder_small(LLVMContextRef ctx, LLVMValueRef fn)
  * After the vectoriser: drops the hints from the loops it left alone, and turns the
  * uniform gathers of the functions it worked on into loads.
  */
-static enum kiln_cc_status after_vectorize(struct kiln_cc_build *b, LLVMValueRef *fns,
-                                           const bool *chosen, unsigned nfns)
+enum kiln_cc_status kiln_cc_outer_vec_finish(struct kiln_cc_build *b, LLVMValueRef *fns,
+                                             const bool *chosen, unsigned nfns)
 {
     static const char *const drop[] = {"llvm.loop.vectorize.enable", "llvm.loop.vectorize.width"};
     unsigned loop_kind = LLVMGetMDKindIDInContext(b->ctx, "llvm.loop", 9);
@@ -938,52 +739,4 @@ static enum kiln_cc_status after_vectorize(struct kiln_cc_build *b, LLVMValueRef
             return KILN_CC_OUT_OF_MEMORY;
     }
     return KILN_CC_OK;
-}
-
-enum kiln_cc_status kiln_cc_optimize_o3(struct kiln_cc_build *b)
-{
-    size_t plen = strlen(KILN_CC_WG_PREFIX);
-    unsigned nfns = 0, nchosen = 0;
-    LLVMValueRef *fns;
-    bool *chosen;
-
-    for (LLVMValueRef fn = LLVMGetFirstFunction(b->mod); fn; fn = LLVMGetNextFunction(fn))
-        nfns++;
-    fns = calloc(nfns ? nfns : 1, sizeof(*fns));
-    chosen = calloc(nfns ? nfns : 1, sizeof(*chosen));
-    if (!fns || !chosen) {
-        free(fns);
-        free(chosen);
-        return KILN_CC_OUT_OF_MEMORY;
-    }
-    enum kiln_cc_status status = kiln_cc_run_passes(b, o3_before_vectorize);
-    /* Work-group functions with a body (the prefix may have removed some functions). */
-    nfns = 0;
-    for (LLVMValueRef fn = LLVMGetFirstFunction(b->mod); fn; fn = LLVMGetNextFunction(fn)) {
-        size_t len;
-        const char *name = LLVMGetValueName2(fn, &len);
-        if (!LLVMIsDeclaration(fn) && len > plen && strncmp(name, KILN_CC_WG_PREFIX, plen) == 0)
-            fns[nfns++] = fn;
-    }
-    /* Strided loops that now have a constant trip count are unrolled before the vectoriser. */
-    unsigned counted = 0;
-    for (unsigned i = 0; status == KILN_CC_OK && i < nfns; i++)
-        counted += chosen[i] = kiln_cc_count_strided_loops(b->ctx, fns[i]) > 0;
-    if (status == KILN_CC_OK && counted)
-        status = kiln_cc_run_on(b, fns, chosen, nfns, unroll_counted);
-    for (unsigned i = 0; status == KILN_CC_OK && i < nfns; i++) {
-        kiln_cc_split_wrapping_loops(b->ctx, fns[i]);
-        kiln_cc_narrow_loops(b->ctx, fns[i]);
-    }
-    if (status == KILN_CC_OK)
-        status = choose(b, fns, chosen, nfns, &nchosen);
-    if (status == KILN_CC_OK)
-        status = kiln_cc_run_passes(b, o3_vectorize);
-    if (status == KILN_CC_OK && nchosen)
-        status = after_vectorize(b, fns, chosen, nfns);
-    if (status == KILN_CC_OK)
-        status = kiln_cc_run_passes(b, o3_after_vectorize);
-    free(chosen);
-    free(fns);
-    return status;
 }

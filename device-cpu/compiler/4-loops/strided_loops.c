@@ -28,7 +28,7 @@
  * Only the test is replaced: the loop leaves at the same iteration for every start, so
  * its behaviour is unchanged.
  */
-#include "cc_internal.h"
+#include "loops.h"
 
 #include <stdbool.h>
 #include <stdint.h>

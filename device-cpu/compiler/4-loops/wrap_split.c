@@ -26,7 +26,7 @@
  * preheader that only branches to it, and x the header's only phi; at most
  * WRAP_MAX_PIECES pieces. The exit block's phis are rebuilt for the new edge.
  */
-#include "cc_internal.h"
+#include "loops.h"
 
 #include <stdbool.h>
 #include <stdint.h>

@@ -9,13 +9,14 @@
  * AVX-512 cores otherwise vectorises with 256-bit registers.
  *
  * The optimisation itself is default<O3>, run in halves around the loop vectoriser so
- * that work-item loops containing loops can be vectorised too (outer_vec.c).
+ * that work-item loops containing loops can be vectorised too (4-loops/outer_vec.c); the
+ * parts are in o3_pipeline.c.
  *
  * With -cl-opt-disable the IR is left as the work-group stage made it.
  */
-#include "cc_internal.h"
-
-#include <llvm-c/Transforms/PassBuilder.h>
+#include "optimize.h"
+#include "loops.h"
+#include "o3_pipeline.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -30,84 +31,66 @@ static void set_string_attr(LLVMContextRef ctx, LLVMValueRef fn, const char *key
             LLVMCreateStringAttribute(ctx, key, key_len, value, (unsigned)strlen(value)));
 }
 
+/* After strided_loops.c: its loops unrolled, and the copies cleaned up as the first half does. */
+static const char unroll_counted[] =
+    "function(loop(loop-unroll-full),instcombine<max-iterations=1;no-use-loop-info;no-verify-"
+    "fixpoint>,simplifycfg<bonus-inst-threshold=1;no-forward-switch-cond;switch-range-to-icmp;"
+    "no-switch-to-lookup;keep-loops;no-hoist-common-insts;no-sink-common-insts;speculate-blocks;"
+    "simplify-cond-branch;no-speculate-unpredictables>)";
+
 /*
- * In a build with assertions (no NDEBUG), KILN_VERIFY_EACH=1 verifies the module after every
- * LLVM pass, not only after every stage (backend.c). It is opt-in: the module holds the linked
- * kernel library, and verifying it after each of O3's passes makes a build take tens of seconds.
+ * default<O3>, with Kiln's loop passes (4-loops) between its parts: strided loops counted
+ * and unrolled, wrapping loops split, guarded loops narrowed and work-item loops that
+ * contain loops chosen for the outer-loop vectoriser before it runs, and its leftovers
+ * cleaned up after.
  */
-static bool verify_each(void)
+static enum kiln_cc_status optimize_o3(struct kiln_cc_build *b)
 {
-#ifndef NDEBUG
-    const char *v = getenv("KILN_VERIFY_EACH");
-    return v != NULL && strcmp(v, "1") == 0;
-#else
-    return false;
-#endif
-}
+    size_t plen = strlen(KILN_CC_WG_PREFIX);
+    unsigned nfns = 0, nchosen = 0;
+    LLVMValueRef *fns;
+    bool *chosen;
 
-enum kiln_cc_status kiln_cc_run_passes(struct kiln_cc_build *b, const char *passes)
-{
-    LLVMPassBuilderOptionsRef opts = LLVMCreatePassBuilderOptions();
-    if (verify_each())
-        LLVMPassBuilderOptionsSetVerifyEach(opts, 1);
-    LLVMErrorRef err = LLVMRunPasses(b->mod, passes, b->tm, opts);
-    LLVMDisposePassBuilderOptions(opts);
-    if (err) {
-        char *msg = LLVMGetErrorMessage(err);
-        kiln_cc_log_printf(b->log, "error: optimisation failed: %s\n", msg);
-        LLVMDisposeErrorMessage(msg);
-        return KILN_CC_INTERNAL;
+    for (LLVMValueRef fn = LLVMGetFirstFunction(b->mod); fn; fn = LLVMGetNextFunction(fn))
+        nfns++;
+    fns = calloc(nfns ? nfns : 1, sizeof(*fns));
+    chosen = calloc(nfns ? nfns : 1, sizeof(*chosen));
+    if (!fns || !chosen) {
+        free(fns);
+        free(chosen);
+        return KILN_CC_OUT_OF_MEMORY;
     }
-    return KILN_CC_OK;
-}
-
-enum kiln_cc_status kiln_cc_run_on(struct kiln_cc_build *b, const LLVMValueRef *fns,
-                                   const bool *chosen, unsigned n, const char *passes)
-{
-    unsigned optnone = LLVMGetEnumAttributeKindForName("optnone", 7);
-    unsigned noinline = LLVMGetEnumAttributeKindForName("noinline", 8);
-    struct mark {
-        LLVMValueRef fn;
-        bool added_noinline;
-    } *mark = NULL;
-    unsigned marked = 0, cap = 0;
-    enum kiln_cc_status status = KILN_CC_OK;
-
+    enum kiln_cc_status status = kiln_cc_run_passes(b, kiln_cc_o3_before_vectorize);
+    /* Work-group functions with a body (the prefix may have removed some functions). */
+    nfns = 0;
     for (LLVMValueRef fn = LLVMGetFirstFunction(b->mod); fn; fn = LLVMGetNextFunction(fn)) {
-        bool keep = LLVMIsDeclaration(fn) ||
-                    LLVMGetEnumAttributeAtIndex(fn, LLVMAttributeFunctionIndex, optnone);
-        for (unsigned i = 0; i < n && !keep; i++)
-            keep = (!chosen || chosen[i]) && fns[i] == fn;
-        if (keep)
-            continue;
-        if (marked == cap) {
-            struct mark *more = realloc(mark, (cap ? 2 * cap : 16) * sizeof(*mark));
-            if (!more) {
-                status = KILN_CC_OUT_OF_MEMORY;
-                break;
-            }
-            mark = more;
-            cap = cap ? 2 * cap : 16;
-        }
-        bool has_noinline = LLVMGetEnumAttributeAtIndex(fn, LLVMAttributeFunctionIndex, noinline);
-        mark[marked++] = (struct mark){fn, !has_noinline};
-        LLVMAddAttributeAtIndex(fn, LLVMAttributeFunctionIndex,
-                                LLVMCreateEnumAttribute(b->ctx, optnone, 0));
-        if (!has_noinline)
-            LLVMAddAttributeAtIndex(fn, LLVMAttributeFunctionIndex,
-                                    LLVMCreateEnumAttribute(b->ctx, noinline, 0));
+        size_t len;
+        const char *name = LLVMGetValueName2(fn, &len);
+        if (!LLVMIsDeclaration(fn) && len > plen && strncmp(name, KILN_CC_WG_PREFIX, plen) == 0)
+            fns[nfns++] = fn;
+    }
+    /* Strided loops that now have a constant trip count are unrolled before the vectoriser. */
+    unsigned counted = 0;
+    for (unsigned i = 0; status == KILN_CC_OK && i < nfns; i++)
+        counted += chosen[i] = kiln_cc_count_strided_loops(b->ctx, fns[i]) > 0;
+    if (status == KILN_CC_OK && counted)
+        status = kiln_cc_run_on(b, fns, chosen, nfns, unroll_counted);
+    for (unsigned i = 0; status == KILN_CC_OK && i < nfns; i++) {
+        kiln_cc_split_wrapping_loops(b->ctx, fns[i]);
+        kiln_cc_narrow_loops(b->ctx, fns[i]);
     }
     if (status == KILN_CC_OK)
-        status = kiln_cc_run_passes(b, passes);
-    for (unsigned i = 0; i < marked; i++) {
-        LLVMRemoveEnumAttributeAtIndex(mark[i].fn, LLVMAttributeFunctionIndex, optnone);
-        if (mark[i].added_noinline)
-            LLVMRemoveEnumAttributeAtIndex(mark[i].fn, LLVMAttributeFunctionIndex, noinline);
-    }
-    free(mark);
+        status = kiln_cc_outer_vec_choose(b, fns, chosen, nfns, &nchosen);
+    if (status == KILN_CC_OK)
+        status = kiln_cc_run_passes(b, kiln_cc_o3_vectorize);
+    if (status == KILN_CC_OK && nchosen)
+        status = kiln_cc_outer_vec_finish(b, fns, chosen, nfns);
+    if (status == KILN_CC_OK)
+        status = kiln_cc_run_passes(b, kiln_cc_o3_after_vectorize);
+    free(chosen);
+    free(fns);
     return status;
 }
-
 enum kiln_cc_status kiln_cc_optimize(struct kiln_cc_build *b)
 {
     const struct kiln_cc_host *host = b->host;
@@ -126,5 +109,5 @@ enum kiln_cc_status kiln_cc_optimize(struct kiln_cc_build *b)
     if (b->opts->opt_disable)
         return KILN_CC_OK;
 
-    return kiln_cc_optimize_o3(b);
+    return optimize_o3(b);
 }

@@ -8,7 +8,7 @@
  * looking at what the vectoriser did); it is generated from a clone of the module,
  * since code generation may change the IR it runs on.
  */
-#include "cc_internal.h"
+#include "codegen.h"
 
 #include <stdlib.h>
 #include <string.h>

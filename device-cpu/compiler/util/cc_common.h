@@ -1,5 +1,5 @@
 /*
- * What the two halves of the kernel compiler share; never leaves this folder.
+ * What the two halves of the kernel compiler share; never leaves device-cpu/compiler/.
  *
  * libkiln-cc.so, the library the runtime opens, links no LLVM: it holds the
  * interface table (compiler.c), the kernel cache (cache.c), the program container
@@ -7,11 +7,12 @@
  * code calls (fiber_rt.c). A program found in the cache or given as a binary is
  * loaded by these alone, in about a millisecond.
  *
- * libkiln-cc-llvm.so holds every stage that needs Clang or LLVM (cc_internal.h,
- * backend.c drives them). libkiln-cc.so opens it on the first build that has to
- * compile, and gets its table (struct kiln_cc_backend below): a build, compile or
- * link there ends in a container, which libkiln-cc.so then loads like any other.
- * log.c, hash.c and container.c are compiled into both.
+ * libkiln-cc-llvm.so holds every stage that needs Clang or LLVM (one folder each,
+ * backend.c drives them; cc_util.h is what they share). libkiln-cc.so opens it on
+ * the first build that has to compile, and gets its table (struct kiln_cc_backend
+ * below): a build, compile or link there ends in a container, which libkiln-cc.so
+ * then loads like any other.
+ * log.c, hash.c, program.c (util/) and container.c (7-binary/) are compiled into both.
  */
 #ifndef KILN_COMPILER_CC_COMMON_H
 #define KILN_COMPILER_CC_COMMON_H

@@ -7,7 +7,7 @@
  *
  * with L a positive constant: every value x takes is below L.
  */
-#include "cc_internal.h"
+#include "cc_util.h"
 
 bool kiln_cc_const_u64(LLVMValueRef v, uint64_t *out)
 {
