@@ -182,6 +182,14 @@ bool kiln_cc_regions_is_barrier_block(const struct regions *r, unsigned blk)
     return false;
 }
 
+unsigned kiln_cc_regions_barrier_of_block(const struct regions *r, unsigned blk)
+{
+    for (unsigned i = 0; i < r->num_barriers; i++)
+        if (r->bar_block[i] == blk)
+            return i;
+    return 0;
+}
+
 /*
  * Marks in `seen` every block reachable from `from` along successors (or
  * predecessors with `backwards`); with `stop_at_barriers`, a barrier block is

@@ -101,6 +101,8 @@ unsigned kiln_cc_regions_block_index(const struct regions *r, LLVMBasicBlockRef 
 bool kiln_cc_regions_is_template(const struct regions *r, LLVMBasicBlockRef bb);
 /* Whether template block blk ends with a barrier. */
 bool kiln_cc_regions_is_barrier_block(const struct regions *r, unsigned blk);
+/* The barrier that ends template block blk. */
+unsigned kiln_cc_regions_barrier_of_block(const struct regions *r, unsigned blk);
 /*
  * Marks in `seen` every block reachable from `from` along successors (or predecessors
  * with `backwards`); with `stop_at_barriers`, a barrier block is reached but not left.
@@ -129,6 +131,25 @@ enum kiln_cc_status kiln_cc_regions_choose_slots(struct regions *r);
 enum kiln_cc_status kiln_cc_regions_make_scopes(struct regions *r);
 /* Tags a load or store: of slot `slot` (0 when none; else the slot's index + 1). */
 void kiln_cc_regions_tag_access(const struct regions *r, LLVMValueRef in, size_t slot);
+
+/* ---- wg_clone.c ---- */
+
+/* The loop nest of one region, and what its clone needs. */
+struct region_loop {
+    LLVMBasicBlockRef pre, body, latch;
+    LLVMValueRef lid[3];
+    LLVMValueRef next_slot;  /* this work-item's slot naming the next region */
+    LLVMValueRef leader;     /* what __kiln_group_leader() answers in this clone */
+    LLVMValueRef skip;       /* i1: the leader, already run before the loop; or NULL */
+    LLVMValueRef *snap_vals; /* r->snaps' values when the region began */
+    bool dynamic;
+};
+
+/* Clones the blocks of region `reg` (marked in `in_region`) into its loop body; slot s of
+ * the work-item at loop's nest is slot_ptr[s]. */
+enum kiln_cc_status kiln_cc_regions_clone(struct regions *r, unsigned reg,
+                                          const unsigned char *in_region,
+                                          const struct region_loop *loop, LLVMValueRef *slot_ptr);
 
 /* ---- wg_rebuild.c ---- */
 
