@@ -1,5 +1,5 @@
 /*
- * Vectorising work-item loops that contain loops (part of the optimisation stage).
+ * Vectorising work-item loops that contain loops (a loop pass the optimisation stage runs).
  *
  * LLVM's loop vectoriser widens innermost loops only. A kernel whose work-item runs a
  * loop of its own (n-body: each body loops over all others) leaves the work-item loop
@@ -33,10 +33,9 @@
  * Between the halves, before the picking, loops guarded by their induction variable are
  * narrowed (narrow_loops.c).
  *
- * The two halves are LLVM 19's default<O3> as `opt -passes='default<O3>'
- * -print-pipeline-passes` prints it (with the C API's pipeline tuning, which includes
- * the SLP vectoriser), cut before loop-vectorize; running them one after the other is
- * the same as running default<O3>.
+ * The parts of default<O3> and the order of these steps are the optimisation stage's
+ * (5-optimize/optimize.c, o3_pipeline.c): it calls kiln_cc_outer_vec_choose before the
+ * loop vectoriser and kiln_cc_outer_vec_finish after it.
  */
 #include "loops.h"
 
