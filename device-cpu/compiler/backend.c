@@ -272,6 +272,7 @@ static enum kiln_cc_status start_build(struct kiln_cc_build *b, struct kiln_cc_l
  * tells whether the region transform refused a kernel (the build then failed).
  */
 static enum kiln_cc_status build_once(const char *source, const char *options,
+                                      const struct kiln_cc_variant *variant,
                                       const uint8_t key[KILN_CC_HASH_SIZE], bool force_fibers,
                                       struct kiln_cc_program **out, char **log_out, bool *refused)
 {
@@ -291,6 +292,11 @@ static enum kiln_cc_status build_once(const char *source, const char *options,
     status = kiln_cc_options_parse(options, &opts, &log);
     if (status != KILN_CC_OK)
         goto out_log;
+    if (variant) {
+        opts.variant_kernel = variant->kernel;
+        memcpy(opts.variant_local, variant->local, sizeof(opts.variant_local));
+        opts.variant_zero_offset = variant->zero_offset;
+    }
     b.opts = &opts;
     status = start_build(&b, &log);
     if (status == KILN_CC_OK && !(b.tm = create_target_machine(&opts)))
@@ -311,15 +317,17 @@ out_log:
  * again with every barrier kernel on fibers, and the log says why.
  */
 static enum kiln_cc_status build(const char *source, const char *options,
+                                 const struct kiln_cc_variant *variant,
                                  const uint8_t key[KILN_CC_HASH_SIZE], struct kiln_cc_program **out,
                                  char **log_out)
 {
     bool refused = false;
-    enum kiln_cc_status status = build_once(source, options, key, false, out, log_out, &refused);
+    enum kiln_cc_status status =
+        build_once(source, options, variant, key, false, out, log_out, &refused);
     if (status != KILN_CC_BUILD_FAILED || !refused)
         return status;
     char *first = *log_out, *second = NULL;
-    status = build_once(source, options, key, true, out, &second, &refused);
+    status = build_once(source, options, variant, key, true, out, &second, &refused);
     struct kiln_cc_log log;
     kiln_cc_log_init(&log);
     /* The refusal, as a note now: each of its "error: " lines becomes "note: ". */

@@ -141,8 +141,9 @@ const char *kiln_cc_target_id(void);
 const char *kiln_cc_backend_path(void);
 
 /* The kernel cache (cache.c, libkiln-cc.so only). */
-/* False when the host could not be described. */
-bool kiln_cc_cache_key(const char *source, const char *options, uint8_t key[KILN_CC_HASH_SIZE]);
+/* False when the host could not be described. `variant` is NULL for an ordinary build. */
+bool kiln_cc_cache_key(const char *source, const char *options,
+                       const struct kiln_cc_variant *variant, uint8_t key[KILN_CC_HASH_SIZE]);
 bool kiln_cc_cache_enabled(void);
 /* The entry's bytes (malloc()ed) if a file exists for the key; not checked yet. */
 bool kiln_cc_cache_read(const uint8_t key[KILN_CC_HASH_SIZE], uint8_t **data, size_t *size);
@@ -164,13 +165,15 @@ void kiln_cc_elf_unload(struct kiln_cc_code *code);
  * libkiln-cc-llvm.so's table, from its one exported function. Its programs carry
  * no code: an executable's container is in p->binary, for libkiln-cc.so to load.
  * build(), compile() and link() otherwise behave as the interface's (kiln_cc.h),
- * logs included; build() writes `key` into the container and does not use the cache.
+ * logs included; build() writes `key` into the container and does not use the cache,
+ * and builds `variant` (checked by libkiln-cc.so) unless that is NULL.
  */
 struct kiln_cc_backend {
     unsigned abi_version; /* KILN_CC_BACKEND_VERSION */
     /* Once, before anything else: false if LLVM cannot generate code for this host. */
     bool (*init)(const char *target_id);
     enum kiln_cc_status (*build)(const char *source, const char *options,
+                                 const struct kiln_cc_variant *variant,
                                  const uint8_t key[KILN_CC_HASH_SIZE], struct kiln_cc_program **out,
                                  char **log);
     enum kiln_cc_status (*compile)(const char *source, const char *options,
@@ -180,7 +183,7 @@ struct kiln_cc_backend {
                                 const char *options, struct kiln_cc_program **out, char **log);
 };
 
-#define KILN_CC_BACKEND_VERSION 1
+#define KILN_CC_BACKEND_VERSION 2
 #define KILN_CC_BACKEND_LIBRARY "libkiln-cc-llvm.so"
 typedef const struct kiln_cc_backend *(*kiln_cc_backend_fn)(void);
 #define KILN_CC_BACKEND_SYMBOL "kiln_cc_backend"

@@ -54,12 +54,12 @@ struct kiln_cc_options {
     bool opt_disable; /* -cl-opt-disable: no IR optimisation, fast code generation */
     bool uniform_wg;  /* -cl-uniform-work-group-size */
     /*
-     * -kiln-variant=<kernel>:<lx>,<ly>,<lz>:<0|1>, which only the runtime appends (it refuses
-     * user options starting with -kiln-): build that one kernel for launches whose groups are
-     * all exactly variant_local, and with a zero global offset when variant_zero_offset.
-     * variant_kernel is malloc()ed, NULL for an ordinary build.
+     * Not from the options string: backend.c copies build()'s struct kiln_cc_variant here.
+     * Build that one kernel for launches whose groups are all exactly variant_local, and with
+     * a zero global offset when variant_zero_offset. variant_kernel is the caller's string,
+     * NULL for an ordinary build.
      */
-    char *variant_kernel;
+    const char *variant_kernel;
     size_t variant_local[3];
     bool variant_zero_offset;
 };

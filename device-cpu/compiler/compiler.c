@@ -9,10 +9,13 @@
  *    from the directory this library was loaded from) and does the work; what it
  *    hands back is a container, loaded here like a cache entry or a binary, and
  *    stored in the cache after a build.
+ *  - build_variant() is build() of one kernel for one local size (struct kiln_cc_variant),
+ *    cached under a key of its own.
  *  - load_binary() is the loading alone.
  */
 #include "cc_common.h"
 
+#include <ctype.h>
 #include <dlfcn.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -187,13 +190,34 @@ static struct kiln_cc_program *cache_lookup(const uint8_t key[KILN_CC_HASH_SIZE]
     return p;
 }
 
-static enum kiln_cc_status build(const char *source, const char *options,
-                                 struct kiln_cc_program **out, char **log_out)
+/*
+ * Whether `v` is a variant the back end can build: a kernel name (a C identifier) and sizes of
+ * 1 to KILN_CC_VARIANT_MAX; if not, the log says why.
+ */
+static bool variant_valid(const struct kiln_cc_variant *v, struct kiln_cc_log *log)
+{
+    bool ok = v->kernel && *v->kernel;
+    for (const char *c = v->kernel; ok && *c; c++)
+        ok = isalnum((unsigned char)*c) || *c == '_';
+    for (unsigned d = 0; ok && d < 3; d++)
+        ok = v->local[d] >= 1 && v->local[d] <= KILN_CC_VARIANT_MAX;
+    if (!ok)
+        kiln_cc_log_printf(log, "error: malformed variant of kernel '%s': %zux%zux%zu\n",
+                           v->kernel ? v->kernel : "(null)", v->local[0], v->local[1], v->local[2]);
+    return ok;
+}
+
+/* build() and build_variant(): `variant` is NULL for an ordinary build. */
+static enum kiln_cc_status build_common(const char *source, const char *options,
+                                        const struct kiln_cc_variant *variant,
+                                        struct kiln_cc_program **out, char **log_out)
 {
     struct kiln_cc_log log;
     kiln_cc_log_init(&log);
+    if (variant && !variant_valid(variant, &log))
+        return finish(KILN_CC_INVALID_OPTIONS, NULL, &log, out, log_out);
     uint8_t key[KILN_CC_HASH_SIZE] = {0};
-    bool use_cache = kiln_cc_cache_key(source, options, key) && cache_wanted();
+    bool use_cache = kiln_cc_cache_key(source, options, variant, key) && cache_wanted();
     if (use_cache) {
         char *stored_log = NULL;
         struct kiln_cc_program *hit = cache_lookup(key, &stored_log);
@@ -208,11 +232,24 @@ static enum kiln_cc_status build(const char *source, const char *options,
         return finish(KILN_CC_INTERNAL, NULL, &log, out, log_out);
     struct kiln_cc_program *p = NULL;
     char *made_log = NULL;
-    enum kiln_cc_status status = be->build(source, options, key, &p, &made_log);
+    enum kiln_cc_status status = be->build(source, options, variant, key, &p, &made_log);
     status = take_made(status, &p, made_log, &log);
     if (status == KILN_CC_OK && use_cache)
         kiln_cc_cache_write(key, p->binary, p->binary_size, &log);
     return finish(status, p, &log, out, log_out);
+}
+
+static enum kiln_cc_status build(const char *source, const char *options,
+                                 struct kiln_cc_program **out, char **log_out)
+{
+    return build_common(source, options, NULL, out, log_out);
+}
+
+static enum kiln_cc_status build_variant(const char *source, const char *options,
+                                         const struct kiln_cc_variant *variant,
+                                         struct kiln_cc_program **out, char **log_out)
+{
+    return build_common(source, options, variant, out, log_out);
 }
 
 static enum kiln_cc_status load_binary(const unsigned char *data, size_t size,
@@ -310,6 +347,7 @@ static const struct kiln_cc_interface interface = {
     .compile = compile,
     .link = link,
     .kind = kind,
+    .build_variant = build_variant,
 };
 
 __attribute__((visibility("default"))) const struct kiln_cc_interface *kiln_cc_interface(void)

@@ -431,9 +431,18 @@ static int test_dump_ir(void)
     return 0;
 }
 
+/* build(), or build_variant() when `variant` is not NULL. */
+static enum kiln_cc_status build_any(const char *src, const char *options,
+                                     const struct kiln_cc_variant *variant,
+                                     struct kiln_cc_program **out, char **log)
+{
+    return variant ? cc->build_variant(src, options, variant, out, log)
+                   : cc->build(src, options, out, log);
+}
+
 /* Builds with stdout and stderr redirected to a file; fails if anything was printed. */
-static int build_quiet(const char *src, const char *options, enum kiln_cc_status *status,
-                       char **log)
+static int build_quiet(const char *src, const char *options, const struct kiln_cc_variant *variant,
+                       enum kiln_cc_status *status, char **log)
 {
     struct kiln_cc_program *p = NULL;
     FILE *capture = tmpfile();
@@ -444,7 +453,7 @@ static int build_quiet(const char *src, const char *options, enum kiln_cc_status
     CHECK(saved_out >= 0 && saved_err >= 0);
     dup2(fileno(capture), 1);
     dup2(fileno(capture), 2);
-    *status = cc->build(src, options, &p, log);
+    *status = build_any(src, options, variant, &p, log);
     fflush(stdout);
     fflush(stderr);
     dup2(saved_out, 1);
@@ -463,12 +472,14 @@ static int build_quiet(const char *src, const char *options, enum kiln_cc_status
     return 0;
 }
 
-static int expect_failure(const char *src, const char *options, enum kiln_cc_status want,
-                          const char *const *needles)
+/* Builds `src` (a variant, unless NULL); the status must be `want`, the log hold every needle. */
+static int expect_variant_failure(const char *src, const char *options,
+                                  const struct kiln_cc_variant *variant, enum kiln_cc_status want,
+                                  const char *const *needles)
 {
     enum kiln_cc_status status;
     char *log = NULL;
-    if (build_quiet(src, options, &status, &log))
+    if (build_quiet(src, options, variant, &status, &log))
         return 1;
     CHECK(status == want);
     for (; *needles; needles++) {
@@ -480,6 +491,12 @@ static int expect_failure(const char *src, const char *options, enum kiln_cc_sta
     }
     free(log);
     return 0;
+}
+
+static int expect_failure(const char *src, const char *options, enum kiln_cc_status want,
+                          const char *const *needles)
+{
+    return expect_variant_failure(src, options, NULL, want, needles);
 }
 
 /* A kernel that compiles cleanly leaves an empty build log, with and without barriers. */
@@ -591,8 +608,9 @@ static int test_barrier_strategy(void)
  * "9-optimized", ...), malloc()ed, or NULL when the build failed (its log on stderr). The
  * program and the log go to *out and *log_out; the dumped files are removed.
  */
-static char *build_dumped_ir(const char *src, const char *options, const char *stage,
-                             struct kiln_cc_program **out, char **log_out)
+static char *build_variant_dumped_ir(const char *src, const char *options,
+                                     const struct kiln_cc_variant *variant, const char *stage,
+                                     struct kiln_cc_program **out, char **log_out)
 {
     char dir[] = "/tmp/kiln-cc-test-XXXXXX";
     char path[512], suffix[64];
@@ -600,7 +618,7 @@ static char *build_dumped_ir(const char *src, const char *options, const char *s
     if (!mkdtemp(dir))
         return NULL;
     setenv("KILN_DUMP_IR", dir, 1);
-    enum kiln_cc_status s = cc->build(src, options, out, log_out);
+    enum kiln_cc_status s = build_any(src, options, variant, out, log_out);
     unsetenv("KILN_DUMP_IR");
     snprintf(suffix, sizeof(suffix), "-%s.ll", stage);
     size_t slen = strlen(suffix);
@@ -620,6 +638,12 @@ static char *build_dumped_ir(const char *src, const char *options, const char *s
     if (s != KILN_CC_OK)
         fprintf(stderr, "build failed (%d):\n%s\n", (int)s, *log_out ? *log_out : "(no log)");
     return text;
+}
+
+static char *build_dumped_ir(const char *src, const char *options, const char *stage,
+                             struct kiln_cc_program **out, char **log_out)
+{
+    return build_variant_dumped_ir(src, options, NULL, stage, out, log_out);
 }
 
 /* The same, for a test that needs neither the program nor the log. */
@@ -1208,12 +1232,12 @@ static size_t count_of(const char *text, const char *what)
 }
 
 /*
- * Local-size variants (-kiln-variant=<kernel>:<lx>,<ly>,<lz>:<zero offset>, which the runtime
- * appends): the named kernel alone is built, with the local size a constant (its
- * get_local_size() folds, as with reqd_work_group_size) and, with a zero offset, its
- * get_global_offset() and the offset in get_global_id() folded to 0. The generic build of the
- * same non-uniform (CL2.0) program has none of these constants. The variants also run right
- * on full groups, and malformed or impossible requests fail.
+ * Local-size variants (build_variant(), which the runtime calls): the named kernel alone is
+ * built, with the local size a constant (its get_local_size() folds, as with
+ * reqd_work_group_size) and, with a zero offset, its get_global_offset() and the offset in
+ * get_global_id() folded to 0. The generic build of the same non-uniform (CL2.0) program has
+ * none of these constants. The variants also run right on full groups, and malformed or
+ * impossible requests fail; the old option spelling of a variant is an unknown option.
  */
 static int test_variants(void)
 {
@@ -1229,26 +1253,27 @@ static int test_variants(void)
         "    barrier(CLK_LOCAL_MEM_FENCE);\n"
         "    p[get_global_id(0)] = t[get_local_size(0) - 1 - get_local_id(0)];\n"
         "}\n";
+    static const struct kiln_cc_variant k64 = {"k", {64, 1, 1}, false};
+    static const struct kiln_cc_variant o16 = {"o", {16, 1, 1}, false};
+    static const struct kiln_cc_variant o16z = {"o", {16, 1, 1}, true};
+    static const struct kiln_cc_variant b32z = {"b", {32, 1, 1}, true};
     static const struct {
-        const char *options;
-        const char *kernel;   /* the one kernel of a variant's build, NULL: all three */
-        bool local_fixed;     /* "i32 1064" (k at 64) or "i32 2032" (b at 32) */
-        bool offset_constant; /* "i32 3000": o's store with the offset folded */
+        const struct kiln_cc_variant *variant; /* NULL: the generic build of all three */
+        bool local_fixed;                      /* "i32 1064" (k at 64) or "i32 2032" (b at 32) */
+        bool offset_constant;                  /* "i32 3000": o's store with the offset folded */
     } builds[] = {
-        {"-cl-std=CL2.0", NULL, false, false},
-        {"-cl-std=CL2.0 -kiln-variant=k:64,1,1:0", "k", true, false},
-        {"-cl-std=CL2.0 -kiln-variant=o:16,1,1:0", "o", false, false},
-        {"-cl-std=CL2.0 -kiln-variant=o:16,1,1:1", "o", false, true},
-        {"-kiln-variant=b:32,1,1:1 -cl-std=CL2.0", "b", true, false},
+        {NULL, false, false}, {&k64, true, false},  {&o16, false, false},
+        {&o16z, false, true}, {&b32z, true, false},
     };
     char *o_fn[3] = {NULL, NULL, NULL}; /* o's in the generic build, at offset any, zero */
     unsetenv("KILN_BARRIER_STRATEGY");
     for (size_t i = 0; i < sizeof(builds) / sizeof(builds[0]); i++) {
         struct kiln_cc_program *p = NULL;
         char *log = NULL;
-        char *text = build_dumped_ir(src, builds[i].options, "9-optimized", &p, &log);
+        char *text = build_variant_dumped_ir(src, "-cl-std=CL2.0", builds[i].variant, "9-optimized",
+                                             &p, &log);
         CHECK(text && p);
-        const char *name = builds[i].kernel;
+        const char *name = builds[i].variant ? builds[i].variant->kernel : NULL;
         CHECK(cc->num_kernels(p) == (name ? 1u : 3u));
         if (name)
             CHECK(strcmp(cc->kernel(p, 0)->name, name) == 0);
@@ -1287,29 +1312,30 @@ static int test_variants(void)
     for (int i = 0; i < 3; i++)
         free(o_fn[i]);
 
-    static const char *const malformed[] = {"malformed build option '-kiln-variant=", NULL};
-    static const char *const bad[] = {
-        "-kiln-variant=k:0,1,1:1",
-        "-kiln-variant=k:64,1:1",
-        "-kiln-variant=:64,1,1:1",
-        "-kiln-variant=k:64,1,1:2",
-        "-kiln-variant=k:64,1,1:1 -kiln-variant=k:64,1,1:1",
-        "-kiln-variant=k:64,1,1",
-        "-kiln-variant=k:99999999999999999999,1,1:0",
+    static const char *const malformed[] = {"error: malformed variant of kernel '", NULL};
+    static const struct kiln_cc_variant bad[] = {
+        {"k", {0, 1, 1}, true},     {"k", {64, 0, 1}, false},         {"k", {64, 1, 0}, false},
+        {"", {64, 1, 1}, true},     {NULL, {64, 1, 1}, false},        {"k x", {64, 1, 1}, false},
+        {"k", {65537, 1, 1}, true}, {"k", {(size_t)-1, 1, 1}, false},
     };
     for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
-        if (expect_failure(src, bad[i], KILN_CC_INVALID_OPTIONS, malformed))
+        if (expect_variant_failure(src, "-cl-std=CL2.0", &bad[i], KILN_CC_INVALID_OPTIONS,
+                                   malformed))
             return 1;
+    static const char *const unknown[] = {"unknown build option '-kiln-variant=k:64,1,1:0'", NULL};
+    if (expect_failure(src, "-cl-std=CL2.0 -kiln-variant=k:64,1,1:0", KILN_CC_INVALID_OPTIONS,
+                       unknown))
+        return 1;
     static const char *const missing[] = {"no kernel 'zz' to build a variant of", NULL};
     static const char globals[] = "global int count;\n"
                                   "kernel void g(global int *p) { p[0] = count++; }\n";
     static const char *const copy[] = {
         "no variant of kernel 'g': the program-scope variable 'count' would have a second copy",
         NULL};
-    return expect_failure(src, "-cl-std=CL2.0 -kiln-variant=zz:8,1,1:0", KILN_CC_BUILD_FAILED,
-                          missing) ||
-           expect_failure(globals, "-cl-std=CL2.0 -kiln-variant=g:8,1,1:0", KILN_CC_BUILD_FAILED,
-                          copy);
+    static const struct kiln_cc_variant zz = {"zz", {8, 1, 1}, false};
+    static const struct kiln_cc_variant g8 = {"g", {8, 1, 1}, false};
+    return expect_variant_failure(src, "-cl-std=CL2.0", &zz, KILN_CC_BUILD_FAILED, missing) ||
+           expect_variant_failure(globals, "-cl-std=CL2.0", &g8, KILN_CC_BUILD_FAILED, copy);
 }
 
 #define NBODY_SOURCE                                                                               \
