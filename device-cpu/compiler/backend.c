@@ -132,21 +132,24 @@ static LLVMTargetMachineRef create_target_machine(const struct kiln_cc_options *
                                    LLVMRelocPIC, LLVMCodeModelSmall);
 }
 
-/* Serialises the built program into b->prog->binary. */
+/*
+ * Serialises the built program into b->prog->binary, and keeps what libkiln-cc.so needs to
+ * load its object from there (object_size, wg_names) without parsing the rest back.
+ */
 static enum kiln_cc_status keep_container(struct kiln_cc_build *b, LLVMMemoryBufferRef object,
                                           const uint8_t key[KILN_CC_HASH_SIZE])
 {
     struct kiln_cc_program *p = b->prog;
-    const char **names = calloc(p->num_kernels ? p->num_kernels : 1, sizeof(*names));
-    if (!names)
+    p->wg_names = calloc(p->num_kernels ? p->num_kernels : 1, sizeof(*p->wg_names));
+    if (!p->wg_names)
         return KILN_CC_OUT_OF_MEMORY;
     for (unsigned k = 0; k < p->num_kernels; k++)
-        names[k] = LLVMGetValueName(b->wrappers[k]);
-    enum kiln_cc_status status = kiln_cc_container_write(
-        p, names, b->log->text ? b->log->text : "", key, LLVMGetBufferStart(object),
-        LLVMGetBufferSize(object), &p->binary, &p->binary_size);
-    free(names);
-    return status;
+        if (!(p->wg_names[k] = strdup(LLVMGetValueName(b->wrappers[k]))))
+            return KILN_CC_OUT_OF_MEMORY;
+    p->object_size = LLVMGetBufferSize(object);
+    return kiln_cc_container_write(
+        p, (const char *const *)p->wg_names, b->log->text ? b->log->text : "", key,
+        LLVMGetBufferStart(object), p->object_size, &p->binary, &p->binary_size);
 }
 
 /*

@@ -10,7 +10,9 @@
  * libkiln-cc-llvm.so holds every stage that needs Clang or LLVM (cc_internal.h,
  * backend.c drives them). libkiln-cc.so opens it on the first build that has to
  * compile, and gets its table (struct kiln_cc_backend below): a build, compile or
- * link there ends in a container, which libkiln-cc.so then loads like any other.
+ * link there ends in a container, kept as the program's binary and for the cache, and
+ * libkiln-cc.so loads an executable's object from it into the same program without
+ * reading the container back (its kernel descriptions are already there).
  * log.c, hash.c and container.c are compiled into both.
  */
 #ifndef KILN_COMPILER_CC_COMMON_H
@@ -79,6 +81,13 @@ struct kiln_cc_program {
     /* KILN_CC_OBJECT and KILN_CC_LIBRARY: the module as bitcode, malloc()ed; no code. */
     uint8_t *bitcode;
     size_t bitcode_size;
+    /*
+     * An executable the back end made, until libkiln-cc.so loads it: its object is the last
+     * object_size bytes of binary, and wg_names[k] (malloc()ed, like the array) is kernel
+     * k's work-group function in it. NULL in every other program.
+     */
+    size_t object_size;
+    char **wg_names;
 };
 
 /* Frees everything p holds but its code (see struct kiln_cc_code), and p. */
@@ -93,6 +102,8 @@ enum kiln_cc_status kiln_cc_finish(enum kiln_cc_status status, struct kiln_cc_pr
                                    char **log_out, void (*destroy)(struct kiln_cc_program *));
 /* Frees the kernel descriptions in p->kernels. */
 void kiln_cc_kernels_free(struct kiln_cc_program *p);
+/* Frees p->wg_names (which names p->num_kernels functions) and sets it to NULL. */
+void kiln_cc_wg_names_free(struct kiln_cc_program *p);
 
 /* The program container (container.c). Bump the version with any change to it. */
 #define KILN_CC_CONTAINER_VERSION 4
@@ -163,7 +174,8 @@ void kiln_cc_elf_unload(struct kiln_cc_code *code);
 
 /*
  * libkiln-cc-llvm.so's table, from its one exported function. Its programs carry
- * no code: an executable's container is in p->binary, for libkiln-cc.so to load.
+ * no code: an executable's container is in p->binary, with object_size and wg_names
+ * set for libkiln-cc.so to load its object.
  * build(), compile() and link() otherwise behave as the interface's (kiln_cc.h),
  * logs included; build() writes `key` into the container and does not use the cache,
  * and builds `variant` (checked by libkiln-cc.so) unless that is NULL.

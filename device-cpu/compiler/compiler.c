@@ -7,8 +7,9 @@
  *    point is to run the stages.
  *  - On a miss, and for compile() and link(), libkiln-cc-llvm.so is opened (once,
  *    from the directory this library was loaded from) and does the work; what it
- *    hands back is a container, loaded here like a cache entry or a binary, and
- *    stored in the cache after a build.
+ *    hands back is a program with its kernel descriptions and its container (the
+ *    program's binary, stored in the cache after a build), whose object is loaded
+ *    here (load_made) without reading the rest of the container back.
  *  - build_variant() is build() of one kernel for one local size (struct kiln_cc_variant),
  *    cached under a key of its own.
  *  - load_binary() is the loading alone.
@@ -114,26 +115,25 @@ static struct kiln_cc_program *load(uint8_t *data, size_t size, const uint8_t *k
 }
 
 /*
- * Replaces the back end's program `made` (an executable's container, no code) with
- * the same program loaded here. Takes `made` in every case.
+ * Loads the object of the back end's executable `made` (no code yet) into it, from the
+ * end of its container (struct kiln_cc_program's object_size); its kernel descriptions
+ * are the back end's own, so the container is not checked or parsed again. On failure
+ * `made` is destroyed and set to NULL.
  */
 static enum kiln_cc_status load_made(struct kiln_cc_program **made, struct kiln_cc_log *log)
 {
     struct kiln_cc_program *m = *made;
-    char *stored_log = NULL;
+    enum kiln_cc_status status = KILN_CC_INTERNAL;
+    if (m->wg_names && m->object_size <= m->binary_size)
+        status = load_code(m->binary + (m->binary_size - m->object_size), m->object_size,
+                           (const char *const *)m->wg_names, m, log);
+    kiln_cc_wg_names_free(m);
+    if (status == KILN_CC_OK)
+        return KILN_CC_OK;
+    destroy(m);
     *made = NULL;
-    struct kiln_cc_program *p = load(m->binary, m->binary_size, NULL, log, &stored_log);
-    free(stored_log); /* the same text the back end's log has */
-    if (!p) {
-        kiln_cc_program_free(m);
-        return log->out_of_memory ? KILN_CC_OUT_OF_MEMORY : KILN_CC_INTERNAL;
-    }
-    m->binary = NULL;
-    p->assembly = m->assembly;
-    m->assembly = NULL;
-    kiln_cc_program_free(m);
-    *made = p;
-    return KILN_CC_OK;
+    return status == KILN_CC_OUT_OF_MEMORY || log->out_of_memory ? KILN_CC_OUT_OF_MEMORY
+                                                                 : KILN_CC_INTERNAL;
 }
 
 /*
