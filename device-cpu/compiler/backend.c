@@ -161,21 +161,24 @@ static LLVMTargetMachineRef create_target_machine(const struct kiln_cc_options *
                                    LLVMRelocPIC, LLVMCodeModelSmall);
 }
 
-/* Serialises the built program into b->prog->binary. */
+/*
+ * Serialises the built program into b->prog->binary, and keeps what libkiln-cc.so needs to
+ * load its object from there (object_size, wg_names) without parsing the rest back.
+ */
 static enum kiln_cc_status keep_container(struct kiln_cc_build *b, LLVMMemoryBufferRef object,
                                           const uint8_t key[KILN_CC_HASH_SIZE])
 {
     struct kiln_cc_program *p = b->prog;
-    const char **names = calloc(p->num_kernels ? p->num_kernels : 1, sizeof(*names));
-    if (!names)
+    p->wg_names = calloc(p->num_kernels ? p->num_kernels : 1, sizeof(*p->wg_names));
+    if (!p->wg_names)
         return KILN_CC_OUT_OF_MEMORY;
     for (unsigned k = 0; k < p->num_kernels; k++)
-        names[k] = LLVMGetValueName(b->wrappers[k]);
-    enum kiln_cc_status status = kiln_cc_container_write(
-        p, names, b->log->text ? b->log->text : "", key, LLVMGetBufferStart(object),
-        LLVMGetBufferSize(object), &p->binary, &p->binary_size);
-    free(names);
-    return status;
+        if (!(p->wg_names[k] = strdup(LLVMGetValueName(b->wrappers[k]))))
+            return KILN_CC_OUT_OF_MEMORY;
+    p->object_size = LLVMGetBufferSize(object);
+    return kiln_cc_container_write(
+        p, (const char *const *)p->wg_names, b->log->text ? b->log->text : "", key,
+        LLVMGetBufferStart(object), p->object_size, &p->binary, &p->binary_size);
 }
 
 /*
@@ -301,6 +304,7 @@ static enum kiln_cc_status start_build(struct kiln_cc_build *b, struct kiln_cc_l
  * tells whether the region transform refused a kernel (the build then failed).
  */
 static enum kiln_cc_status build_once(const char *source, const char *options,
+                                      const struct kiln_cc_variant *variant,
                                       const uint8_t key[KILN_CC_HASH_SIZE], bool force_fibers,
                                       struct kiln_cc_program **out, char **log_out, bool *refused)
 {
@@ -320,6 +324,11 @@ static enum kiln_cc_status build_once(const char *source, const char *options,
     status = kiln_cc_options_parse(options, &opts, &log);
     if (status != KILN_CC_OK)
         goto out_log;
+    if (variant) {
+        opts.variant_kernel = variant->kernel;
+        memcpy(opts.variant_local, variant->local, sizeof(opts.variant_local));
+        opts.variant_zero_offset = variant->zero_offset;
+    }
     b.opts = &opts;
     status = start_build(&b, &log);
     if (status == KILN_CC_OK && !(b.tm = create_target_machine(&opts)))
@@ -340,15 +349,17 @@ out_log:
  * again with every barrier kernel on fibers, and the log says why.
  */
 static enum kiln_cc_status build(const char *source, const char *options,
+                                 const struct kiln_cc_variant *variant,
                                  const uint8_t key[KILN_CC_HASH_SIZE], struct kiln_cc_program **out,
                                  char **log_out)
 {
     bool refused = false;
-    enum kiln_cc_status status = build_once(source, options, key, false, out, log_out, &refused);
+    enum kiln_cc_status status =
+        build_once(source, options, variant, key, false, out, log_out, &refused);
     if (status != KILN_CC_BUILD_FAILED || !refused)
         return status;
     char *first = *log_out, *second = NULL;
-    status = build_once(source, options, key, true, out, &second, &refused);
+    status = build_once(source, options, variant, key, true, out, &second, &refused);
     struct kiln_cc_log log;
     kiln_cc_log_init(&log);
     /* The refusal, as a note now: each of its "error: " lines becomes "note: ". */

@@ -5,8 +5,6 @@
  * Only options the specification defines are accepted; anything else is
  * KILN_CC_INVALID_OPTIONS with the offending word in the log (clBuildProgram must
  * answer CL_INVALID_BUILD_OPTIONS rather than pass junk to Clang).
- * -kiln-variant=... is Kiln's own, appended by the runtime for a local-size variant
- * (parse_variant); the runtime refuses it in an application's options.
  * -cl-opt-disable is kept from Clang on purpose: at cc1 level it means optnone on
  * every function, while Kiln must still inline the kernel into its work-group loop;
  * the back end honours it instead (no IR optimisation, fast instruction selection).
@@ -100,56 +98,6 @@ static bool is_cl_std(const char *value)
     return false;
 }
 
-/* A decimal size from 1 to KILN_CC_VARIANT_MAX at *s, ending at `end`; advances *s. */
-#define KILN_CC_VARIANT_MAX 65536
-static bool variant_size(const char **s, char end, size_t *out)
-{
-    const char *p = *s;
-    size_t v = 0;
-    if (!isdigit((unsigned char)*p))
-        return false;
-    for (; isdigit((unsigned char)*p); p++) {
-        v = v * 10 + (size_t)(*p - '0');
-        if (v > KILN_CC_VARIANT_MAX)
-            return false;
-    }
-    if (v == 0 || *p != end)
-        return false;
-    *out = v;
-    *s = p + 1;
-    return true;
-}
-
-/*
- * -kiln-variant=<kernel>:<lx>,<ly>,<lz>:<0|1>, the runtime's request for a build of one
- * kernel specialised on its launch's local size and, with 1, on a zero global offset
- * (docs/compiler.md, "Local-size variants"). Anything malformed is an invalid option.
- */
-static enum kiln_cc_status parse_variant(const char *word, struct kiln_cc_options *o,
-                                         struct kiln_cc_log *log)
-{
-    const char *v = word + strlen("-kiln-variant=");
-    const char *colon = strchr(v, ':');
-    const char *p = colon ? colon + 1 : NULL;
-    size_t local[3];
-    bool ok = colon && colon > v && !o->variant_kernel;
-    for (const char *c = v; ok && c < colon; c++)
-        ok = isalnum((unsigned char)*c) || *c == '_';
-    for (int d = 0; ok && d < 3; d++)
-        ok = variant_size(&p, d < 2 ? ',' : ':', &local[d]);
-    ok = ok && (p[0] == '0' || p[0] == '1') && p[1] == '\0';
-    if (!ok) {
-        kiln_cc_log_printf(log, "error: malformed build option '%s'\n", word);
-        return KILN_CC_INVALID_OPTIONS;
-    }
-    o->variant_kernel = strndup(v, (size_t)(colon - v));
-    if (!o->variant_kernel)
-        return KILN_CC_OUT_OF_MEMORY;
-    memcpy(o->variant_local, local, sizeof(local));
-    o->variant_zero_offset = p[0] == '1';
-    return KILN_CC_OK;
-}
-
 /*
  * Translates one word (and, for "-D x" and "-I dir", the word after it) into
  * *arg. Returns KILN_CC_OK, KILN_CC_INVALID_OPTIONS or KILN_CC_OUT_OF_MEMORY;
@@ -193,8 +141,6 @@ static enum kiln_cc_status translate(char *word, const char **cursor, struct kil
         *arg = concat(word, "");
         return *arg ? KILN_CC_OK : KILN_CC_OUT_OF_MEMORY;
     }
-    if (strncmp(word, "-kiln-variant=", 14) == 0)
-        return parse_variant(word, o, log);
     if (strcmp(word, "-cl-opt-disable") == 0) {
         o->opt_disable = true;
         return KILN_CC_OK;
@@ -271,8 +217,6 @@ void kiln_cc_options_fini(struct kiln_cc_options *opts)
     for (size_t i = 0; i < opts->num_cc1_args; i++)
         free(opts->cc1_args[i]);
     free(opts->cc1_args);
-    free(opts->variant_kernel);
-    opts->variant_kernel = NULL;
     opts->cc1_args = NULL;
     opts->num_cc1_args = 0;
 }

@@ -231,7 +231,7 @@ static bool is_kernel(LLVMValueRef fn)
 
 /*
  * A kernel this build makes a work-group function for: every kernel, but in a local-size
- * variant's build (-kiln-variant) only the one it specialises. The others are then plain
+ * variant's build (struct kiln_cc_variant) only the one it specialises. The others are then plain
  * functions that the work-group stage inlines where a kernel calls them and otherwise drops,
  * so the variant costs the compile time of its own kernel only.
  */

@@ -651,7 +651,7 @@ static void fold_known_ctx_fields(struct kiln_cc_build *b, unsigned k, LLVMValue
 }
 
 /*
- * A variant's build (-kiln-variant) is a second loaded copy of the program beside the
+ * A variant's build (struct kiln_cc_variant) is a second loaded copy of the program beside the
  * generic one: a program-scope variable the kernel can write would exist twice, and the
  * launches that use the variant would not see what the others stored. Such a variant is
  * refused (the runtime then keeps the generic function). Read-only data (__constant,

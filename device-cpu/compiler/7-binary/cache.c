@@ -10,7 +10,8 @@
  * recently used entries (cache_dir.c): a hit sets its entry's mtime, and a store
  * accounts for its entry and trims when the directory is over the limit.
  *
- * The key is SHA-256 over: the source, the build options as given, the cc1 flags
+ * The key is SHA-256 over: the source, the build options as given, a local-size variant's
+ * kernel, sizes and offset flag (only a variant's key has them), the cc1 flags
  * every kernel is compiled with (OpenCL C version and features), the target
  * (the CPU as CPUID describes it, the build ids of libkiln-cc.so and
  * libkiln-cc-llvm.so: see kiln_cc_target_id; no LLVM is loaded to compute it) and the environment
@@ -226,7 +227,8 @@ static void hash_field(struct kiln_cc_sha256 *s, const char *text)
         kiln_cc_sha256_update(s, text, len);
 }
 
-bool kiln_cc_cache_key(const char *source, const char *options, uint8_t key[KILN_CC_HASH_SIZE])
+bool kiln_cc_cache_key(const char *source, const char *options,
+                       const struct kiln_cc_variant *variant, uint8_t key[KILN_CC_HASH_SIZE])
 {
     static const char *const cl_flags[] = {KILN_CC_CL_FLAGS NULL};
     const char *target = kiln_cc_target_id();
@@ -243,6 +245,15 @@ bool kiln_cc_cache_key(const char *source, const char *options, uint8_t key[KILN
     for (size_t i = 0; i < sizeof(codegen_env) / sizeof(codegen_env[0]); i++) {
         hash_field(&s, codegen_env[i]);
         hash_field(&s, getenv(codegen_env[i])); /* unset and empty differ */
+    }
+    /* Only a variant has this field, so no variant shares a key with an ordinary build. */
+    if (variant) {
+        char shape[128];
+        snprintf(shape, sizeof(shape), "%zu,%zu,%zu:%d", variant->local[0], variant->local[1],
+                 variant->local[2], variant->zero_offset ? 1 : 0);
+        hash_field(&s, "variant");
+        hash_field(&s, variant->kernel);
+        hash_field(&s, shape);
     }
     hash_field(&s, "source");
     hash_field(&s, source);

@@ -10,8 +10,10 @@
  * libkiln-cc-llvm.so holds every stage that needs Clang or LLVM (one folder each,
  * backend.c drives them; cc_util.h is what they share). libkiln-cc.so opens it on
  * the first build that has to compile, and gets its table (struct kiln_cc_backend
- * below): a build, compile or link there ends in a container, which libkiln-cc.so
- * then loads like any other.
+ * below): a build, compile or link there ends in a container, kept as the program's
+ * binary and for the cache, and libkiln-cc.so loads an executable's object from it
+ * into the same program without reading the container back (its kernel descriptions
+ * are already there).
  * log.c, hash.c, program.c (util/) and container.c (7-binary/) are compiled into both.
  */
 #ifndef KILN_COMPILER_CC_COMMON_H
@@ -80,6 +82,13 @@ struct kiln_cc_program {
     /* KILN_CC_OBJECT and KILN_CC_LIBRARY: the module as bitcode, malloc()ed; no code. */
     uint8_t *bitcode;
     size_t bitcode_size;
+    /*
+     * An executable the back end made, until libkiln-cc.so loads it: its object is the last
+     * object_size bytes of binary, and wg_names[k] (malloc()ed, like the array) is kernel
+     * k's work-group function in it. NULL in every other program.
+     */
+    size_t object_size;
+    char **wg_names;
 };
 
 /* Frees everything p holds but its code (see struct kiln_cc_code), and p. */
@@ -94,6 +103,8 @@ enum kiln_cc_status kiln_cc_finish(enum kiln_cc_status status, struct kiln_cc_pr
                                    char **log_out, void (*destroy)(struct kiln_cc_program *));
 /* Frees the kernel descriptions in p->kernels. */
 void kiln_cc_kernels_free(struct kiln_cc_program *p);
+/* Frees p->wg_names (which names p->num_kernels functions) and sets it to NULL. */
+void kiln_cc_wg_names_free(struct kiln_cc_program *p);
 
 /* The program container (container.c). Bump the version with any change to it. */
 #define KILN_CC_CONTAINER_VERSION 4
@@ -142,8 +153,9 @@ const char *kiln_cc_target_id(void);
 const char *kiln_cc_backend_path(void);
 
 /* The kernel cache (cache.c, libkiln-cc.so only). */
-/* False when the host could not be described. */
-bool kiln_cc_cache_key(const char *source, const char *options, uint8_t key[KILN_CC_HASH_SIZE]);
+/* False when the host could not be described. `variant` is NULL for an ordinary build. */
+bool kiln_cc_cache_key(const char *source, const char *options,
+                       const struct kiln_cc_variant *variant, uint8_t key[KILN_CC_HASH_SIZE]);
 bool kiln_cc_cache_enabled(void);
 /* The entry's bytes (malloc()ed) if a file exists for the key; not checked yet. */
 bool kiln_cc_cache_read(const uint8_t key[KILN_CC_HASH_SIZE], uint8_t **data, size_t *size);
@@ -163,15 +175,18 @@ void kiln_cc_elf_unload(struct kiln_cc_code *code);
 
 /*
  * libkiln-cc-llvm.so's table, from its one exported function. Its programs carry
- * no code: an executable's container is in p->binary, for libkiln-cc.so to load.
+ * no code: an executable's container is in p->binary, with object_size and wg_names
+ * set for libkiln-cc.so to load its object.
  * build(), compile() and link() otherwise behave as the interface's (kiln_cc.h),
- * logs included; build() writes `key` into the container and does not use the cache.
+ * logs included; build() writes `key` into the container and does not use the cache,
+ * and builds `variant` (checked by libkiln-cc.so) unless that is NULL.
  */
 struct kiln_cc_backend {
     unsigned abi_version; /* KILN_CC_BACKEND_VERSION */
     /* Once, before anything else: false if LLVM cannot generate code for this host. */
     bool (*init)(const char *target_id);
     enum kiln_cc_status (*build)(const char *source, const char *options,
+                                 const struct kiln_cc_variant *variant,
                                  const uint8_t key[KILN_CC_HASH_SIZE], struct kiln_cc_program **out,
                                  char **log);
     enum kiln_cc_status (*compile)(const char *source, const char *options,
@@ -181,7 +196,7 @@ struct kiln_cc_backend {
                                 const char *options, struct kiln_cc_program **out, char **log);
 };
 
-#define KILN_CC_BACKEND_VERSION 1
+#define KILN_CC_BACKEND_VERSION 2
 #define KILN_CC_BACKEND_LIBRARY "libkiln-cc-llvm.so"
 typedef const struct kiln_cc_backend *(*kiln_cc_backend_fn)(void);
 #define KILN_CC_BACKEND_SYMBOL "kiln_cc_backend"

@@ -34,12 +34,12 @@ struct kiln_cc_options {
     bool opt_disable; /* -cl-opt-disable: no IR optimisation, fast code generation */
     bool uniform_wg;  /* -cl-uniform-work-group-size */
     /*
-     * -kiln-variant=<kernel>:<lx>,<ly>,<lz>:<0|1>, which only the runtime appends (it refuses
-     * user options starting with -kiln-): build that one kernel for launches whose groups are
-     * all exactly variant_local, and with a zero global offset when variant_zero_offset.
-     * variant_kernel is malloc()ed, NULL for an ordinary build.
+     * Not from the options string: backend.c copies build()'s struct kiln_cc_variant here.
+     * Build that one kernel for launches whose groups are all exactly variant_local, and with
+     * a zero global offset when variant_zero_offset. variant_kernel is the caller's string,
+     * NULL for an ordinary build.
      */
-    char *variant_kernel;
+    const char *variant_kernel;
     size_t variant_local[3];
     bool variant_zero_offset;
 };
@@ -166,13 +166,13 @@ void kiln_cc_named_spaces(LLVMContextRef ctx, LLVMValueRef fn);
 /* Loads the field at byte `offset` of the kiln_wg_ctx `base` points to. */
 LLVMValueRef kiln_cc_ctx_field(LLVMBuilderRef bld, LLVMContextRef ctx, LLVMValueRef base,
                                size_t offset, LLVMTypeRef type, const char *name);
-/* Whether this build is a local-size variant (-kiln-variant) of kernel k. */
+/* Whether this build is a local-size variant (struct kiln_cc_variant) of kernel k. */
 bool kiln_cc_is_variant(const struct kiln_cc_build *b, const struct kiln_cc_kernel *k);
 /*
  * The local size in dimension d when it is known at compile time, else 0. It is when the
  * program makes every work-group full (-cl-uniform-work-group-size, OpenCL C 1.x) and the
  * kernel has reqd_work_group_size: the runtime launches it with that size only; and in a
- * local-size variant's build (-kiln-variant) for its kernel, which the runtime uses for full
+ * local-size variant's build (struct kiln_cc_variant) for its kernel, which the runtime uses for full
  * groups of that size only. Then the work-item loops get constant trip counts.
  */
 size_t kiln_cc_fixed_local_size(const struct kiln_cc_build *b, const struct kiln_cc_kernel *k,

@@ -42,10 +42,19 @@ enum kiln_cc_status kiln_cc_finish(enum kiln_cc_status status, struct kiln_cc_pr
     return status;
 }
 
+void kiln_cc_wg_names_free(struct kiln_cc_program *p)
+{
+    for (unsigned k = 0; p->wg_names && k < p->num_kernels; k++)
+        free(p->wg_names[k]);
+    free(p->wg_names);
+    p->wg_names = NULL;
+}
+
 void kiln_cc_program_free(struct kiln_cc_program *p)
 {
     if (!p)
         return;
+    kiln_cc_wg_names_free(p); /* before the kernels: it counts them */
     kiln_cc_kernels_free(p);
     free(p->assembly);
     free(p->binary);
