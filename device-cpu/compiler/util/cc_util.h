@@ -172,8 +172,8 @@ bool kiln_cc_is_variant(const struct kiln_cc_build *b, const struct kiln_cc_kern
  * The local size in dimension d when it is known at compile time, else 0. It is when the
  * program makes every work-group full (-cl-uniform-work-group-size, OpenCL C 1.x) and the
  * kernel has reqd_work_group_size: the runtime launches it with that size only; and in a
- * local-size variant's build (struct kiln_cc_variant) for its kernel, which the runtime uses for full
- * groups of that size only. Then the work-item loops get constant trip counts.
+ * local-size variant's build (struct kiln_cc_variant) for its kernel, which the runtime uses for
+ * full groups of that size only. Then the work-item loops get constant trip counts.
  */
 size_t kiln_cc_fixed_local_size(const struct kiln_cc_build *b, const struct kiln_cc_kernel *k,
                                 int d);
