@@ -1,6 +1,6 @@
 /*
  * printf output: formats the records a launch's kernels left in its printf
- * buffer (include/kiln_abi.h, device-cpu/compiler/lower_printf.c) and
+ * buffer (include/kiln_abi.h, device-cpu/compiler/2-link/lower_printf.c) and
  * writes them to stdout when the launch ends, before the runtime's completion
  * callback runs (and so before the command's event completes).
  *

@@ -34,7 +34,7 @@
  * ctx->printf_buffer points at the command's printf buffer (struct
  * kiln_printf_buffer) when the kernel calls printf, and is NULL otherwise. The
  * compiler turns each printf call into one record appended to it
- * (device-cpu/compiler/lower_printf.c); the device prints the records when the
+ * (device-cpu/compiler/2-link/lower_printf.c); the device prints the records when the
  * command's work-groups have finished (device-cpu/printf.c). docs/printf.md
  * describes the format.
  *

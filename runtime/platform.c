@@ -14,6 +14,7 @@
 #include <time.h>
 
 #include "kiln_cpu.h"
+#include "kiln_device.h"
 
 #define KILN_PLATFORM_NAME  "Kiln"
 #define KILN_VERSION_STRING "0.1.0"

@@ -152,9 +152,10 @@ static cl_int check_program_devices(cl_program p, cl_uint num_devices,
 }
 
 /*
- * Build options starting with -kiln- are the runtime's own (-kiln-variant, variant.c): an
- * application's are refused, so that only the runtime asks the compiler for a variant. A word
- * starts after a blank or a double quote (the option parser drops quotes).
+ * Build options starting with -kiln- are reserved for Kiln: an application's are refused, with
+ * CL_INVALID_BUILD_OPTIONS, whatever follows (the compiler takes none today; a variant is
+ * asked for through build_variant(), variant.c). A word starts after a blank or a double quote
+ * (the option parser drops quotes).
  */
 static bool has_private_option(const char *options)
 {

@@ -28,6 +28,7 @@
 #include <string.h>
 
 #include "kiln_cpu.h"
+#include "kiln_device.h"
 
 /* The most sub-devices one request may make: one per core of the largest machine. */
 #define MAX_PARTS KILN_CPU_MAX_CORES

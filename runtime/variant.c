@@ -7,12 +7,12 @@
  * Per program kernel (its index in the program's executable, shared by every cl_kernel made
  * from it) a table of KILN_RT_VARIANTS entries counts the launches of each (local size,
  * offset is zero) pair whose groups are all full. On the KILN_VARIANTS-th launch of a pair
- * (default 4) the launching thread builds the variant synchronously: the compiler's build()
- * of the program's source and options plus -kiln-variant=<kernel>:<lx>,<ly>,<lz>:<0|1>, a
- * build option only the runtime may give (clBuildProgram refuses it). The kernel cache keys
- * entries on the options, so each variant is cached like a program and a later process
- * loads it instead of compiling. The variant's program lives as long as the program's
- * executable: commands that use it hold their kernel, which holds the program.
+ * (default 4) the launching thread builds the variant synchronously: the compiler's
+ * build_variant() of the program's source and options with the kernel, the local size and
+ * whether the offset is zero. The kernel cache keys entries on the variant as well, so each
+ * variant is cached like a program and a later process loads it instead of compiling. The
+ * variant's program lives as long as the program's executable: commands that use it hold
+ * their kernel, which holds the program.
  *
  * Only programs built from source have variants: a binary's or a linked program's
  * executable has no source to build one from. A variant that fails to build (the compiler
@@ -135,18 +135,12 @@ static bool build_variant(cl_kernel k, const char *options, struct kiln_rt_varia
 {
     const struct kiln_cc_interface *cc = NULL;
     const char *name = k->cc->name;
-    size_t len = strlen(options) + strlen(name) + 128;
-    char *opts = kiln_malloc(len);
-    if (!opts || kiln_rt_compiler(&cc) != CL_SUCCESS) {
-        free(opts);
+    if (kiln_rt_compiler(&cc) != CL_SUCCESS)
         return false;
-    }
-    snprintf(opts, len, "%s -kiln-variant=%s:%zu,%zu,%zu:%d", options, name, v->local[0],
-             v->local[1], v->local[2], v->zero_offset ? 1 : 0);
+    struct kiln_cc_variant want = {name, {v->local[0], v->local[1], v->local[2]}, v->zero_offset};
     struct kiln_cc_program *built = NULL;
     char *log = NULL;
-    enum kiln_cc_status st = cc->build(k->program->source, opts, &built, &log);
-    free(opts);
+    enum kiln_cc_status st = cc->build_variant(k->program->source, options, &want, &built, &log);
     const struct kiln_cc_kernel *info =
         st == KILN_CC_OK && cc->num_kernels(built) == 1 ? cc->kernel(built, 0) : NULL;
     /* The same source and options: only the work-group function and its scratch differ. */

@@ -1,6 +1,29 @@
 /*
- * libkiln-cc-llvm.so: runs the stages of cc_internal.h in order on one LLVM
- * context per build, and hands libkiln-cc.so its table (struct kiln_cc_backend).
+ * libkiln-cc-llvm.so: runs the stages in order on one LLVM context per build, and hands
+ * libkiln-cc.so its table (struct kiln_cc_backend). Each stage is a folder with its own
+ * header; a build runs them in this order, handing the module on through
+ * struct kiln_cc_build (util/cc_util.h), and dumps it after each step (KILN_DUMP_IR):
+ *
+ *   1-frontend   options.c: user build options -> cc1 arguments; frontend.c and
+ *                frontend_shim.cpp: OpenCL C -> LLVM module            (0-frontend)
+ *   2-link       kernel_info.c: kernel argument metadata                (1-kernels)
+ *                copy_ahead.c: copies into local memory prefetch later copies out
+ *                                                                       (2-copies)
+ *                link_library.c: the embedded kernel library            (3-linked)
+ *                guard_div.c: integer divisions that cannot trap        (4-divisions)
+ *                lower_printf.c: printf -> records in the printf buffer (5-printf)
+ *   3-workgroup  wg_wrapper.c: one work-group function per kernel, with the region
+ *                passes (wg_regions.c and the wg_*.c it runs) or fibers (wg_fibers.c)
+ *                for kernels with barriers                              (6-wrapped)
+ *                lower_local.c: kernel-scope __local -> arena offsets   (7-locals)
+ *                check_support.c: refuse what this compiler cannot run  (8-checked)
+ *   4-loops      loop passes the optimisation runs between the parts of O3
+ *   5-optimize   host CPU attributes, default<O3>                       (9-optimized)
+ *   6-codegen    object (and optionally assembly) in memory
+ *   7-binary     the container (container.c); the rest of 7-binary is libkiln-cc.so's
+ *
+ * util/ lies below every stage. A file includes headers of its own stage and of earlier
+ * ones only (tests/style/stage_order.py).
  *
  * Design, in short (docs/compiler.md has the whole story):
  *  - Every build owns its LLVMContext and target machine, so builds on different
@@ -9,11 +32,16 @@
  *  - KILN_DUMP_IR=dir writes the module after each stage to
  *    dir/kiln-<build>-<n>-<stage>.ll; in debug builds the module is verified
  *    between stages as well.
- *  - Every program ends as a container (container.c): the object and kernel
+ *  - Every program ends as a container (7-binary/container.c): the object and kernel
  *    descriptions of an executable, the bitcode of an object or library. Loading
  *    the object and the kernel cache are libkiln-cc.so's business.
  */
-#include "cc_internal.h"
+#include "cc_util.h"
+#include "frontend.h"
+#include "link_stage.h"
+#include "workgroup.h"
+#include "optimize.h"
+#include "codegen.h"
 #include "kiln_cc_cl_flags.h"
 
 #include <llvm-c/Analysis.h>
@@ -60,7 +88,8 @@ static void init_host(void)
     LLVMParseCommandLineOptions(3, llvm_args, NULL);
 }
 
-const struct kiln_cc_host *kiln_cc_init(void)
+/* Initialises LLVM's native target once; returns NULL if that failed. */
+static const struct kiln_cc_host *host_init(void)
 {
     if (pthread_once(&host_once, init_host) != 0)
         abort();
@@ -132,21 +161,24 @@ static LLVMTargetMachineRef create_target_machine(const struct kiln_cc_options *
                                    LLVMRelocPIC, LLVMCodeModelSmall);
 }
 
-/* Serialises the built program into b->prog->binary. */
+/*
+ * Serialises the built program into b->prog->binary, and keeps what libkiln-cc.so needs to
+ * load its object from there (object_size, wg_names) without parsing the rest back.
+ */
 static enum kiln_cc_status keep_container(struct kiln_cc_build *b, LLVMMemoryBufferRef object,
                                           const uint8_t key[KILN_CC_HASH_SIZE])
 {
     struct kiln_cc_program *p = b->prog;
-    const char **names = calloc(p->num_kernels ? p->num_kernels : 1, sizeof(*names));
-    if (!names)
+    p->wg_names = calloc(p->num_kernels ? p->num_kernels : 1, sizeof(*p->wg_names));
+    if (!p->wg_names)
         return KILN_CC_OUT_OF_MEMORY;
     for (unsigned k = 0; k < p->num_kernels; k++)
-        names[k] = LLVMGetValueName(b->wrappers[k]);
-    enum kiln_cc_status status = kiln_cc_container_write(
-        p, names, b->log->text ? b->log->text : "", key, LLVMGetBufferStart(object),
-        LLVMGetBufferSize(object), &p->binary, &p->binary_size);
-    free(names);
-    return status;
+        if (!(p->wg_names[k] = strdup(LLVMGetValueName(b->wrappers[k]))))
+            return KILN_CC_OUT_OF_MEMORY;
+    p->object_size = LLVMGetBufferSize(object);
+    return kiln_cc_container_write(
+        p, (const char *const *)p->wg_names, b->log->text ? b->log->text : "", key,
+        LLVMGetBufferStart(object), p->object_size, &p->binary, &p->binary_size);
 }
 
 /*
@@ -272,6 +304,7 @@ static enum kiln_cc_status start_build(struct kiln_cc_build *b, struct kiln_cc_l
  * tells whether the region transform refused a kernel (the build then failed).
  */
 static enum kiln_cc_status build_once(const char *source, const char *options,
+                                      const struct kiln_cc_variant *variant,
                                       const uint8_t key[KILN_CC_HASH_SIZE], bool force_fibers,
                                       struct kiln_cc_program **out, char **log_out, bool *refused)
 {
@@ -282,7 +315,7 @@ static enum kiln_cc_status build_once(const char *source, const char *options,
 
     kiln_cc_log_init(&log);
     b.force_fibers = force_fibers;
-    b.host = kiln_cc_init();
+    b.host = host_init();
     if (!b.host) {
         kiln_cc_log_append(&log, "error: LLVM has no code generator for this host\n");
         status = KILN_CC_INTERNAL;
@@ -291,6 +324,11 @@ static enum kiln_cc_status build_once(const char *source, const char *options,
     status = kiln_cc_options_parse(options, &opts, &log);
     if (status != KILN_CC_OK)
         goto out_log;
+    if (variant) {
+        opts.variant_kernel = variant->kernel;
+        memcpy(opts.variant_local, variant->local, sizeof(opts.variant_local));
+        opts.variant_zero_offset = variant->zero_offset;
+    }
     b.opts = &opts;
     status = start_build(&b, &log);
     if (status == KILN_CC_OK && !(b.tm = create_target_machine(&opts)))
@@ -311,15 +349,17 @@ out_log:
  * again with every barrier kernel on fibers, and the log says why.
  */
 static enum kiln_cc_status build(const char *source, const char *options,
+                                 const struct kiln_cc_variant *variant,
                                  const uint8_t key[KILN_CC_HASH_SIZE], struct kiln_cc_program **out,
                                  char **log_out)
 {
     bool refused = false;
-    enum kiln_cc_status status = build_once(source, options, key, false, out, log_out, &refused);
+    enum kiln_cc_status status =
+        build_once(source, options, variant, key, false, out, log_out, &refused);
     if (status != KILN_CC_BUILD_FAILED || !refused)
         return status;
     char *first = *log_out, *second = NULL;
-    status = build_once(source, options, key, true, out, &second, &refused);
+    status = build_once(source, options, variant, key, true, out, &second, &refused);
     struct kiln_cc_log log;
     kiln_cc_log_init(&log);
     /* The refusal, as a note now: each of its "error: " lines becomes "note: ". */
@@ -378,7 +418,7 @@ static enum kiln_cc_status compile(const char *source, const char *options,
     enum kiln_cc_status status;
 
     kiln_cc_log_init(&log);
-    if (!kiln_cc_init()) {
+    if (!host_init()) {
         kiln_cc_log_append(&log, "error: LLVM has no code generator for this host\n");
         return finish(KILN_CC_INTERNAL, NULL, &log, out, log_out);
     }
@@ -507,7 +547,7 @@ static enum kiln_cc_status link(const struct kiln_cc_program *const *inputs, uns
     unsigned flags = 0;
 
     kiln_cc_log_init(&log);
-    b.host = kiln_cc_init();
+    b.host = host_init();
     if (!b.host) {
         kiln_cc_log_append(&log, "error: LLVM has no code generator for this host\n");
         return finish(KILN_CC_INTERNAL, NULL, &log, out, log_out);
@@ -548,7 +588,7 @@ static enum kiln_cc_status link(const struct kiln_cc_program *const *inputs, uns
 static bool init(const char *target_id)
 {
     target = target_id;
-    return target && kiln_cc_init();
+    return target && host_init();
 }
 
 const char *kiln_cc_target_id(void)

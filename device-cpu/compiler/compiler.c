@@ -7,12 +7,16 @@
  *    point is to run the stages.
  *  - On a miss, and for compile() and link(), libkiln-cc-llvm.so is opened (once,
  *    from the directory this library was loaded from) and does the work; what it
- *    hands back is a container, loaded here like a cache entry or a binary, and
- *    stored in the cache after a build.
+ *    hands back is a program with its kernel descriptions and its container (the
+ *    program's binary, stored in the cache after a build), whose object is loaded
+ *    here (load_made) without reading the rest of the container back.
+ *  - build_variant() is build() of one kernel for one local size (struct kiln_cc_variant),
+ *    cached under a key of its own.
  *  - load_binary() is the loading alone.
  */
 #include "cc_common.h"
 
+#include <ctype.h>
 #include <dlfcn.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -111,26 +115,25 @@ static struct kiln_cc_program *load(uint8_t *data, size_t size, const uint8_t *k
 }
 
 /*
- * Replaces the back end's program `made` (an executable's container, no code) with
- * the same program loaded here. Takes `made` in every case.
+ * Loads the object of the back end's executable `made` (no code yet) into it, from the
+ * end of its container (struct kiln_cc_program's object_size); its kernel descriptions
+ * are the back end's own, so the container is not checked or parsed again. On failure
+ * `made` is destroyed and set to NULL.
  */
 static enum kiln_cc_status load_made(struct kiln_cc_program **made, struct kiln_cc_log *log)
 {
     struct kiln_cc_program *m = *made;
-    char *stored_log = NULL;
+    enum kiln_cc_status status = KILN_CC_INTERNAL;
+    if (m->wg_names && m->object_size <= m->binary_size)
+        status = load_code(m->binary + (m->binary_size - m->object_size), m->object_size,
+                           (const char *const *)m->wg_names, m, log);
+    kiln_cc_wg_names_free(m);
+    if (status == KILN_CC_OK)
+        return KILN_CC_OK;
+    destroy(m);
     *made = NULL;
-    struct kiln_cc_program *p = load(m->binary, m->binary_size, NULL, log, &stored_log);
-    free(stored_log); /* the same text the back end's log has */
-    if (!p) {
-        kiln_cc_program_free(m);
-        return log->out_of_memory ? KILN_CC_OUT_OF_MEMORY : KILN_CC_INTERNAL;
-    }
-    m->binary = NULL;
-    p->assembly = m->assembly;
-    m->assembly = NULL;
-    kiln_cc_program_free(m);
-    *made = p;
-    return KILN_CC_OK;
+    return status == KILN_CC_OUT_OF_MEMORY || log->out_of_memory ? KILN_CC_OUT_OF_MEMORY
+                                                                 : KILN_CC_INTERNAL;
 }
 
 /*
@@ -187,13 +190,34 @@ static struct kiln_cc_program *cache_lookup(const uint8_t key[KILN_CC_HASH_SIZE]
     return p;
 }
 
-static enum kiln_cc_status build(const char *source, const char *options,
-                                 struct kiln_cc_program **out, char **log_out)
+/*
+ * Whether `v` is a variant the back end can build: a kernel name (a C identifier) and sizes of
+ * 1 to KILN_CC_VARIANT_MAX; if not, the log says why.
+ */
+static bool variant_valid(const struct kiln_cc_variant *v, struct kiln_cc_log *log)
+{
+    bool ok = v->kernel && *v->kernel;
+    for (const char *c = v->kernel; ok && *c; c++)
+        ok = isalnum((unsigned char)*c) || *c == '_';
+    for (unsigned d = 0; ok && d < 3; d++)
+        ok = v->local[d] >= 1 && v->local[d] <= KILN_CC_VARIANT_MAX;
+    if (!ok)
+        kiln_cc_log_printf(log, "error: malformed variant of kernel '%s': %zux%zux%zu\n",
+                           v->kernel ? v->kernel : "(null)", v->local[0], v->local[1], v->local[2]);
+    return ok;
+}
+
+/* build() and build_variant(): `variant` is NULL for an ordinary build. */
+static enum kiln_cc_status build_common(const char *source, const char *options,
+                                        const struct kiln_cc_variant *variant,
+                                        struct kiln_cc_program **out, char **log_out)
 {
     struct kiln_cc_log log;
     kiln_cc_log_init(&log);
+    if (variant && !variant_valid(variant, &log))
+        return finish(KILN_CC_INVALID_OPTIONS, NULL, &log, out, log_out);
     uint8_t key[KILN_CC_HASH_SIZE] = {0};
-    bool use_cache = kiln_cc_cache_key(source, options, key) && cache_wanted();
+    bool use_cache = kiln_cc_cache_key(source, options, variant, key) && cache_wanted();
     if (use_cache) {
         char *stored_log = NULL;
         struct kiln_cc_program *hit = cache_lookup(key, &stored_log);
@@ -208,11 +232,24 @@ static enum kiln_cc_status build(const char *source, const char *options,
         return finish(KILN_CC_INTERNAL, NULL, &log, out, log_out);
     struct kiln_cc_program *p = NULL;
     char *made_log = NULL;
-    enum kiln_cc_status status = be->build(source, options, key, &p, &made_log);
+    enum kiln_cc_status status = be->build(source, options, variant, key, &p, &made_log);
     status = take_made(status, &p, made_log, &log);
     if (status == KILN_CC_OK && use_cache)
         kiln_cc_cache_write(key, p->binary, p->binary_size, &log);
     return finish(status, p, &log, out, log_out);
+}
+
+static enum kiln_cc_status build(const char *source, const char *options,
+                                 struct kiln_cc_program **out, char **log_out)
+{
+    return build_common(source, options, NULL, out, log_out);
+}
+
+static enum kiln_cc_status build_variant(const char *source, const char *options,
+                                         const struct kiln_cc_variant *variant,
+                                         struct kiln_cc_program **out, char **log_out)
+{
+    return build_common(source, options, variant, out, log_out);
 }
 
 static enum kiln_cc_status load_binary(const unsigned char *data, size_t size,
@@ -310,6 +347,7 @@ static const struct kiln_cc_interface interface = {
     .compile = compile,
     .link = link,
     .kind = kind,
+    .build_variant = build_variant,
 };
 
 __attribute__((visibility("default"))) const struct kiln_cc_interface *kiln_cc_interface(void)

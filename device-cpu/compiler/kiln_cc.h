@@ -12,6 +12,7 @@
 #ifndef KILN_COMPILER_KILN_CC_H
 #define KILN_COMPILER_KILN_CC_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -100,6 +101,18 @@ struct kiln_cc_header {
     const char *text;
 };
 
+/*
+ * A local-size variant (docs/compiler.md, "Local-size variants"): `kernel` alone, built for
+ * launches whose groups all have exactly `local` work-items (each 1 to KILN_CC_VARIANT_MAX)
+ * and, when `zero_offset`, a zero global offset.
+ */
+struct kiln_cc_variant {
+    const char *kernel;
+    size_t local[3];
+    bool zero_offset;
+};
+#define KILN_CC_VARIANT_MAX 65536
+
 struct kiln_cc_interface {
     unsigned abi_version; /* KILN_CC_ABI_VERSION */
     /*
@@ -155,9 +168,19 @@ struct kiln_cc_interface {
                                 const char *options, struct kiln_cc_program **out, char **log);
     /* The program's kind; *flags (may be NULL) gets its KILN_CC_FLAG_* bits. */
     enum kiln_cc_kind (*kind)(const struct kiln_cc_program *p, unsigned *flags);
+    /*
+     * build() of `variant`: the program holds that one kernel alone. The kernel cache keys
+     * it apart from the ordinary build and from every other variant. KILN_CC_INVALID_OPTIONS
+     * for a malformed variant (no kernel name, a size of 0 or above KILN_CC_VARIANT_MAX),
+     * KILN_CC_BUILD_FAILED when the source has no such kernel or the kernel cannot have a
+     * variant; the log says why.
+     */
+    enum kiln_cc_status (*build_variant)(const char *source, const char *options,
+                                         const struct kiln_cc_variant *variant,
+                                         struct kiln_cc_program **out, char **log);
 };
 
-#define KILN_CC_ABI_VERSION 8
+#define KILN_CC_ABI_VERSION 9
 
 /* The one exported symbol of libkiln-cc.so. */
 typedef const struct kiln_cc_interface *(*kiln_cc_interface_fn)(void);

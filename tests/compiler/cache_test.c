@@ -179,6 +179,35 @@ static int child(const char *expect)
     return 0;
 }
 
+/* The variant the variant tests build first: fill, for groups of 8x2, any offset. */
+static const struct kiln_cc_variant fill_8x2 = {"fill", {8, 2, 1}, false};
+
+/* A build_variant() of `program`, `options`; NULL (the log on stderr) unless it built. */
+static struct kiln_cc_program *build_variant(const struct kiln_cc_variant *v)
+{
+    struct kiln_cc_program *p = NULL;
+    char *log = NULL;
+    enum kiln_cc_status s = cc->build_variant(program, options, v, &p, &log);
+    if (s != KILN_CC_OK) {
+        fprintf(stderr, "variant build failed (%d):\n%s\n", (int)s, log ? log : "(no log)");
+        p = NULL;
+    }
+    free(log);
+    return p;
+}
+
+/* Child mode: fill_8x2 built once; `expect` says whether the cache must have it. */
+static int child_variant(const char *expect)
+{
+    struct kiln_cc_program *p = build_variant(&fill_8x2);
+    CHECK(p && cc->num_kernels(p) == 1 && strcmp(cc->kernel(p, 0)->name, "fill") == 0);
+    int hit = cc->from_cache(p);
+    fprintf(stderr, "variant child %d: %s\n", (int)getpid(), hit ? "hit" : "miss");
+    CHECK(hit == (strcmp(expect, "hit") == 0));
+    cc->destroy(p);
+    return 0;
+}
+
 static pid_t spawn_child(const char *expect)
 {
     pid_t pid = fork();
@@ -384,6 +413,58 @@ static int expect_hit(const char *src, const char *opts, int want)
     if (hit != want)
         fprintf(stderr, "expected a %s\n", want ? "hit" : "miss");
     CHECK(hit == want);
+    return 0;
+}
+
+/* A variant build of `program` must be a hit exactly when `want`, and hold v's kernel alone. */
+static int expect_variant_hit(const struct kiln_cc_variant *v, int want)
+{
+    struct kiln_cc_program *p = build_variant(v);
+    CHECK(p && cc->num_kernels(p) == 1 && strcmp(cc->kernel(p, 0)->name, v->kernel) == 0);
+    int hit = cc->from_cache(p);
+    cc->destroy(p);
+    if (hit != want)
+        fprintf(stderr, "variant %s %zux%zux%zu%s: expected a %s\n", v->kernel, v->local[0],
+                v->local[1], v->local[2], v->zero_offset ? " zero offset" : "",
+                want ? "hit" : "miss");
+    CHECK(hit == want);
+    return 0;
+}
+
+/*
+ * Local-size variants have keys of their own: a variant never shares an entry with the
+ * ordinary build of its source and options nor with another variant (another kernel, size or
+ * offset flag), and its entry serves a later process.
+ */
+static int test_variant_key(void)
+{
+    static const struct kiln_cc_variant others[] = {
+        {"fill", {8, 2, 1}, true},
+        {"fill", {8, 1, 2}, false},
+        {"fill", {16, 1, 1}, false},
+        {"scale", {16, 1, 1}, false},
+    };
+    CHECK(fresh_cache() == 0);
+    unsetenv("KILN_BARRIER_STRATEGY");
+    CHECK(expect_hit(program, options, 0) == 0);
+    CHECK(expect_variant_hit(&fill_8x2, 0) == 0);
+    CHECK(expect_variant_hit(&fill_8x2, 1) == 0);
+    for (size_t i = 0; i < sizeof(others) / sizeof(others[0]); i++)
+        CHECK(expect_variant_hit(&others[i], 0) == 0);
+    for (size_t i = 0; i < sizeof(others) / sizeof(others[0]); i++)
+        CHECK(expect_variant_hit(&others[i], 1) == 0);
+    /* The ordinary build still finds its own entry, with both kernels. */
+    struct kiln_cc_program *p = build(program, options);
+    CHECK(p && cc->from_cache(p) && cc->num_kernels(p) == 2);
+    cc->destroy(p);
+    CHECK(count_files(temp_dir, NULL, 0) == 6);
+    pid_t pid = fork();
+    if (pid == 0) {
+        execl("/proc/self/exe", "kiln-cache-test", lib_path, "child-variant", "hit", (char *)NULL);
+        _exit(127);
+    }
+    CHECK(child_ok(pid));
+    remove_tree(temp_dir);
     return 0;
 }
 
@@ -999,6 +1080,7 @@ static const struct test tests[] = {
     {"concurrent", test_concurrent},
     {"location", test_location},
     {"key", test_key},
+    {"variant-key", test_variant_key},
     {"sha256", test_sha256},
     {"binary", test_binary},
     {"swapped", test_swapped},
@@ -1032,6 +1114,8 @@ int main(int argc, char **argv)
     }
     if (strcmp(argv[2], "child") == 0)
         return argc == 4 ? child(argv[3]) : 2;
+    if (strcmp(argv[2], "child-variant") == 0)
+        return argc == 4 ? child_variant(argv[3]) : 2;
     if (strcmp(argv[2], "pad") == 0)
         return argc == 6 ? child_pad(atoi(argv[3]), atoi(argv[4]), atoi(argv[5])) : 2;
     /* A limit from the caller's environment would change what every test expects. */

@@ -1,6 +1,6 @@
 /*
  * libFuzzer harness: bytes as the kernel-cache entry of a known program
- * (device-cpu/compiler/cache.c, read by container.c and elf_load.c), then a build of
+ * (device-cpu/compiler/7-binary/cache.c, read by container.c and elf_load.c), then a build of
  * that program, which looks the entry up. A hit hands out the kernels the entry
  * describes (their information is read, fuzz_common.h); an entry that fails a check
  * must be a miss, and the build compiles the source and stores a good entry again.

@@ -3,7 +3,7 @@
  * context through the ICD loader, kept for the whole run; the kernel-information
  * queries every harness makes on a built program; and the fix-up that lets a mutated
  * program container get past the checks that no mutation passes by chance (the target
- * id and the SHA-256 checksum, device-cpu/compiler/container.c).
+ * id and the SHA-256 checksum, device-cpu/compiler/7-binary/container.c).
  *
  * Everything is set up in LLVMFuzzerInitialize, before the first input, so that
  * libkiln.so and both compiler libraries are loaded (and their coverage counters

@@ -1,7 +1,7 @@
 /*
  * libFuzzer harness: bytes as a program binary through clCreateProgramWithBinary,
  * clBuildProgram and clCreateKernelsInProgram, with the kernels' information
- * (fuzz_common.h). This reaches the container reader (device-cpu/compiler/container.c:
+ * (fuzz_common.h). This reaches the container reader (device-cpu/compiler/7-binary/container.c:
  * the header, the kernel descriptions) and the ELF loader (elf_load.c: sections,
  * symbols, relocations).
  *

@@ -1,0 +1,20 @@
+/*
+ * Stage 1, the front end: build options into cc1 arguments (options.c), then OpenCL C into
+ * an LLVM module by Clang in process (frontend.c, frontend_shim.cpp). What the drivers call.
+ */
+#ifndef KILN_COMPILER_FRONTEND_FRONTEND_H
+#define KILN_COMPILER_FRONTEND_FRONTEND_H
+
+#include "cc_util.h"
+
+enum kiln_cc_status kiln_cc_options_parse(const char *options, struct kiln_cc_options *out,
+                                          struct kiln_cc_log *log);
+void kiln_cc_options_fini(struct kiln_cc_options *opts);
+enum kiln_cc_status kiln_cc_link_options_parse(const char *options,
+                                               struct kiln_cc_link_options *out,
+                                               struct kiln_cc_log *log);
+
+/* OpenCL C `source` into b->mod, diagnostics into b->log. */
+enum kiln_cc_status kiln_cc_frontend_run(struct kiln_cc_build *b, const char *source);
+
+#endif

@@ -1,0 +1,42 @@
+/*
+ * Link stage: brings the kernel library (kernel-lib/, embedded in this shared
+ * library as bitcode) into the user's module.
+ *
+ * Every library function is linkonce_odr (kernel-lib/tools/finalize.c sees to it),
+ * and LLVM's linker copies such a definition only when the destination refers to
+ * it; the library is loaded lazily, so a kernel pays only for the builtins it calls,
+ * in reading them as in linking them.
+ */
+#include "link_stage.h"
+
+#include <llvm-c/BitReader.h>
+#include <llvm-c/Linker.h>
+
+enum kiln_cc_status kiln_cc_link_library(struct kiln_cc_build *b)
+{
+    size_t size = (size_t)(kiln_cc_kernel_lib_end - kiln_cc_kernel_lib_start);
+    LLVMMemoryBufferRef buf =
+        LLVMCreateMemoryBufferWithMemoryRange(kiln_cc_kernel_lib_start, size, "kiln-lib.bc", 0);
+    LLVMModuleRef lib;
+
+    if (!buf)
+        return KILN_CC_OUT_OF_MEMORY;
+    /*
+     * Lazily: only the function index is read here, and the linker reads the body of
+     * each builtin it copies. A full parse of the whole library would cost every cold
+     * build time in proportion to the library's size (thousands of overloads), not to
+     * what the kernel calls. On success the module owns the buffer (which only points
+     * at static data); on failure it stays ours.
+     */
+    if (LLVMGetBitcodeModuleInContext2(b->ctx, buf, &lib)) {
+        LLVMDisposeMemoryBuffer(buf);
+        kiln_cc_log_append(b->log, "error: the embedded kernel library is not valid bitcode\n");
+        return KILN_CC_INTERNAL;
+    }
+    /* LLVMLinkModules2 consumes the library module, even on failure. */
+    if (LLVMLinkModules2(b->mod, lib)) {
+        kiln_cc_log_append(b->log, "error: linking the kernel library failed\n");
+        return KILN_CC_INTERNAL;
+    }
+    return KILN_CC_OK;
+}

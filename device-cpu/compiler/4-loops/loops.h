@@ -1,0 +1,36 @@
+/*
+ * Stage 4, the loop and vector passes: reshape the work-item loops so that LLVM's
+ * vectorisers widen them. The optimisation pipeline (5-optimize) runs them between the
+ * halves of default<O3>; they call nothing of it.
+ */
+#ifndef KILN_COMPILER_LOOPS_LOOPS_H
+#define KILN_COMPILER_LOOPS_LOOPS_H
+
+#include "cc_util.h"
+
+/* strided_loops.c: loops from a work-item's index get a constant trip count; how many. */
+unsigned kiln_cc_count_strided_loops(LLVMContextRef ctx, LLVMValueRef fn);
+/* wrap_split.c: work-item loops cut where an index (x + c) & (2^k - 1) wraps; how many. */
+unsigned kiln_cc_split_wrapping_loops(LLVMContextRef ctx, LLVMValueRef fn);
+/*
+ * narrow_loops.c: stops each loop of `fn` whose body is guarded by `x < v` (x its
+ * induction variable from 0, v computed before it) at min(n, v); returns how many.
+ */
+unsigned kiln_cc_narrow_loops(LLVMContextRef ctx, LLVMValueRef fn);
+
+/*
+ * outer_vec.c, on the IR the loop vectoriser is about to see: marks the work-item loops
+ * of the work-group functions fns[0..nfns) that contain loops and that the vectoriser's
+ * outer-loop path widens correctly; chosen[f] says whether fns[f] got one, *nchosen how
+ * many functions did.
+ */
+enum kiln_cc_status kiln_cc_outer_vec_choose(struct kiln_cc_build *b, LLVMValueRef *fns,
+                                             bool *chosen, unsigned nfns, unsigned *nchosen);
+/*
+ * outer_vec.c, after the vectoriser: drops the hints from the loops it left alone, and
+ * turns the uniform gathers of the chosen functions into loads.
+ */
+enum kiln_cc_status kiln_cc_outer_vec_finish(struct kiln_cc_build *b, LLVMValueRef *fns,
+                                             const bool *chosen, unsigned nfns);
+
+#endif

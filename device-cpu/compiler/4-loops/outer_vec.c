@@ -1,0 +1,741 @@
+/*
+ * Vectorising work-item loops that contain loops (a loop pass the optimisation stage runs).
+ *
+ * LLVM's loop vectoriser widens innermost loops only. A kernel whose work-item runs a
+ * loop of its own (n-body: each body loops over all others) leaves the work-item loop
+ * outermost, so LLVM tries the kernel's loop instead, which is usually a reduction it
+ * may not reorder, and nothing is vectorised. LLVM has a second path that widens an
+ * outer loop whose inner loops have the same trip count in every lane (the "VPlan-native
+ * path", -enable-vplan-native-path, for outer loops that carry an explicit
+ * llvm.loop.vectorize.enable and width). That path checks the control flow (uniform
+ * inner loops, no divergent branches, integer inductions only) but, being experimental,
+ * not the instructions: a vector-typed value, an atomic or an arbitrary call makes it
+ * build broken IR. So Kiln splits default<O3> just before the loop vectoriser and, on
+ * the IR the vectoriser is about to see, picks the loops it may hand to that path:
+ *
+ *  - an x loop of a work-group function (its latch carries the work-item loop's
+ *    llvm.loop.parallel_accesses) that contains a loop;
+ *  - every instruction in it is a branch, phi, scalar arithmetic, comparison, cast,
+ *    select, getelementptr, a call of an intrinsic from a fixed list of ones with vector
+ *    forms, or a simple (not atomic, not volatile) load or store tagged with the loop's
+ *    access group: shared memory only, no private memory that the lanes would share;
+ *  - no value in it is a vector, structure or array. Vector code (float4 arithmetic,
+ *    say) is first split into scalars by LLVM's scalarizer, on the chosen functions
+ *    only, so that it is widened across work-items instead.
+ *
+ * Such a loop gets llvm.loop.vectorize.enable and a width (the host's float lanes).
+ * After the vectoriser, the hint is removed again from every loop it did not vectorise
+ * (so the missed-transformation warning never reaches a build log), and a gather whose
+ * lanes all read one address (the inner loop's uniform loads, which the native path
+ * widens into gathers of a vector induction variable) becomes one load and a
+ * broadcast. Then the rest of default<O3> runs.
+ *
+ * Between the halves, before the picking, loops guarded by their induction variable are
+ * narrowed (narrow_loops.c).
+ *
+ * The parts of default<O3> and the order of these steps are the optimisation stage's
+ * (5-optimize/optimize.c, o3_pipeline.c): it calls kiln_cc_outer_vec_choose before the
+ * loop vectoriser and kiln_cc_outer_vec_finish after it.
+ */
+#include "loops.h"
+
+#include <llvm-c/DebugInfo.h>
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Intrinsics the native path widens into their vector forms (name prefixes). */
+static const char *const widenable[] = {
+    "llvm.sqrt.",      "llvm.fma.",      "llvm.fmuladd.",  "llvm.fabs.",      "llvm.minnum.",
+    "llvm.maxnum.",    "llvm.minimum.",  "llvm.maximum.",  "llvm.copysign.",  "llvm.floor.",
+    "llvm.ceil.",      "llvm.trunc.",    "llvm.rint.",     "llvm.nearbyint.", "llvm.round.",
+    "llvm.roundeven.", "llvm.smin.",     "llvm.smax.",     "llvm.umin.",      "llvm.umax.",
+    "llvm.abs.",       "llvm.ctpop.",    "llvm.ctlz.",     "llvm.cttz.",      "llvm.fshl.",
+    "llvm.fshr.",      "llvm.sadd.sat.", "llvm.uadd.sat.", "llvm.ssub.sat.",  "llvm.usub.sat.",
+};
+
+/* One work-item loop found in a work-group function. */
+struct wi_loop {
+    LLVMValueRef latch_br; /* the branch carrying the loop id */
+    LLVMBasicBlockRef header;
+    LLVMValueRef group; /* the access group, as a value */
+    struct kiln_cc_ptr_map blocks;
+};
+
+/*
+ * The blocks of the loop closed by `latch` whose header is the successor `header`:
+ * header plus every block from which latch is reached without passing header. False
+ * if `header` is not a loop header there (the walk reaches the function's entry).
+ */
+static bool loop_blocks(LLVMBasicBlockRef latch, LLVMBasicBlockRef header,
+                        struct kiln_cc_ptr_map *out, bool *oom)
+{
+    LLVMBasicBlockRef entry = LLVMGetEntryBasicBlock(LLVMGetBasicBlockParent(latch));
+    size_t cap = 64, top = 0;
+    LLVMBasicBlockRef *stack = malloc(cap * sizeof(*stack));
+    bool ok = true;
+
+    *oom = !stack || !kiln_cc_ptr_map_add(out, header) || !kiln_cc_ptr_map_add(out, latch);
+    if (*oom) {
+        free(stack);
+        return false;
+    }
+    if (latch != header)
+        stack[top++] = latch;
+    while (top > 0 && ok && !*oom) {
+        LLVMBasicBlockRef bb = stack[--top];
+        if (bb == entry) {
+            ok = false;
+            break;
+        }
+        /* Predecessors: the users of the block that are terminators. */
+        for (LLVMUseRef u = LLVMGetFirstUse(LLVMBasicBlockAsValue(bb)); u; u = LLVMGetNextUse(u)) {
+            LLVMValueRef user = LLVMGetUser(u);
+            if (!LLVMIsATerminatorInst(user))
+                continue;
+            LLVMBasicBlockRef pred = LLVMGetInstructionParent(user);
+            if (kiln_cc_ptr_map_has(out, pred))
+                continue;
+            if (!kiln_cc_ptr_map_add(out, pred)) {
+                *oom = true;
+                break;
+            }
+            if (top == cap) {
+                LLVMBasicBlockRef *more = realloc(stack, 2 * cap * sizeof(*stack));
+                if (!more) {
+                    *oom = true;
+                    break;
+                }
+                stack = more;
+                cap *= 2;
+            }
+            stack[top++] = pred;
+        }
+    }
+    free(stack);
+    return ok && !*oom;
+}
+
+/*
+ * Whether the loop's blocks, without the edges back to its header, hold a cycle (an
+ * inner loop). With `latches`, every block closing such a cycle is added to it (the
+ * terminator of each is a back edge's branch); without, the walk stops at the first.
+ */
+static bool inner_loops(const struct wi_loop *l, struct kiln_cc_ptr_map *latches)
+{
+    /* Depth-first: grey while on the stack, then done as well. */
+    struct kiln_cc_ptr_map grey = {0}, done = {0};
+    bool cycle = false, oom = false;
+    size_t cap = 64, top = 0;
+    struct frame {
+        LLVMBasicBlockRef bb;
+        unsigned next;
+    } *stack = malloc(cap * sizeof(*stack));
+
+    if (!stack)
+        return false;
+    stack[top++] = (struct frame){l->header, 0};
+    oom = !kiln_cc_ptr_map_add(&grey, l->header);
+    while (top > 0 && !oom && !(cycle && !latches)) {
+        struct frame *f = &stack[top - 1];
+        LLVMValueRef term = LLVMGetBasicBlockTerminator(f->bb);
+        unsigned n = term ? LLVMGetNumSuccessors(term) : 0;
+        if (f->next >= n) {
+            oom = !kiln_cc_ptr_map_add(&done, f->bb);
+            top--;
+            continue;
+        }
+        LLVMBasicBlockRef bb = f->bb, s = LLVMGetSuccessor(term, f->next++);
+        if (s == l->header || !kiln_cc_ptr_map_has(&l->blocks, s) || kiln_cc_ptr_map_has(&done, s))
+            continue;
+        if (kiln_cc_ptr_map_has(&grey, s)) {
+            cycle = true;
+            if (latches && !kiln_cc_ptr_map_add(latches, bb))
+                oom = true;
+            continue;
+        }
+        if (top == cap) {
+            struct frame *more = realloc(stack, 2 * cap * sizeof(*stack));
+            if (!more) {
+                oom = true;
+                break;
+            }
+            stack = more;
+            cap *= 2;
+        }
+        oom = !kiln_cc_ptr_map_add(&grey, s);
+        stack[top++] = (struct frame){s, 0};
+    }
+    free(stack);
+    kiln_cc_ptr_map_free(&grey);
+    kiln_cc_ptr_map_free(&done);
+    return cycle && !oom;
+}
+
+static bool scalar_type(LLVMTypeRef t, bool allow_vector)
+{
+    switch (LLVMGetTypeKind(t)) {
+    case LLVMIntegerTypeKind:
+        return LLVMGetIntTypeWidth(t) <= 64;
+    case LLVMHalfTypeKind:
+    case LLVMFloatTypeKind:
+    case LLVMDoubleTypeKind:
+    case LLVMPointerTypeKind:
+    case LLVMVoidTypeKind:
+        return true;
+    case LLVMVectorTypeKind:
+        return allow_vector && scalar_type(LLVMGetElementType(t), false);
+    default:
+        return false;
+    }
+}
+
+static bool widenable_call(LLVMValueRef call)
+{
+    LLVMValueRef callee = LLVMGetCalledValue(call);
+    if (!callee || !LLVMIsAFunction(callee) || !LLVMGetIntrinsicID(callee))
+        return false;
+    size_t len;
+    const char *name = LLVMGetValueName2(callee, &len);
+    for (size_t i = 0; i < sizeof(widenable) / sizeof(widenable[0]); i++)
+        if (strncmp(name, widenable[i], strlen(widenable[i])) == 0)
+            return true;
+    return false;
+}
+
+/*
+ * Whether every instruction of the loop is one the native path widens correctly.
+ * With `vectors`, fixed vectors of scalars (and the element operations on them) pass
+ * too: the scalarizer is about to split them.
+ */
+static bool widenable_body(LLVMContextRef ctx, const struct wi_loop *l, LLVMValueRef fn,
+                           bool vectors)
+{
+    unsigned ag_kind = LLVMGetMDKindIDInContext(ctx, "llvm.access.group", 17);
+
+    for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(fn); bb; bb = LLVMGetNextBasicBlock(bb)) {
+        if (!kiln_cc_ptr_map_has(&l->blocks, bb))
+            continue;
+        for (LLVMValueRef in = LLVMGetFirstInstruction(bb); in; in = LLVMGetNextInstruction(in)) {
+            LLVMOpcode op = LLVMGetInstructionOpcode(in);
+            switch (op) {
+            case LLVMBr:
+                continue; /* the vectoriser checks the conditions itself */
+            case LLVMExtractElement:
+            case LLVMInsertElement:
+            case LLVMShuffleVector:
+                if (!vectors)
+                    return false;
+                break;
+            case LLVMCall:
+                if (!widenable_call(in))
+                    return false;
+                break;
+            case LLVMLoad:
+            case LLVMStore: {
+                if (LLVMGetVolatile(in) || LLVMGetOrdering(in) != LLVMAtomicOrderingNotAtomic)
+                    return false;
+                LLVMValueRef tag = LLVMGetMetadata(in, ag_kind);
+                if (!tag || tag != l->group)
+                    return false;
+                break;
+            }
+            case LLVMPHI:
+                break;
+            default:
+                if (!kiln_cc_plain_opcode(op))
+                    return false;
+                break;
+            }
+            if (!scalar_type(LLVMTypeOf(in), vectors))
+                return false;
+            int n = LLVMGetNumOperands(in);
+            for (int i = 0; i < n; i++) {
+                LLVMValueRef v = LLVMGetOperand(in, (unsigned)i);
+                if (op == LLVMCall && i == n - 1)
+                    break; /* the callee */
+                if (!scalar_type(LLVMTypeOf(v), vectors))
+                    return false;
+            }
+        }
+    }
+    return true;
+}
+
+/* The work-item loops of `fn` that contain loops; *n set. NULL with *n 0 if none. */
+static struct wi_loop *find_loops(LLVMContextRef ctx, LLVMValueRef fn, unsigned *n, bool *oom)
+{
+    unsigned loop_kind = LLVMGetMDKindIDInContext(ctx, "llvm.loop", 9);
+    struct wi_loop *loops = NULL;
+    unsigned cap = 0;
+
+    *n = 0;
+    *oom = false;
+    for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(fn); bb; bb = LLVMGetNextBasicBlock(bb)) {
+        LLVMValueRef br = LLVMGetBasicBlockTerminator(bb);
+        LLVMValueRef id = br ? LLVMGetMetadata(br, loop_kind) : NULL;
+        if (!id)
+            continue;
+        LLVMValueRef pa = kiln_cc_loop_entry(id, "llvm.loop.parallel_accesses");
+        if (!pa || LLVMGetMDNodeNumOperands(pa) != 2)
+            continue;
+        unsigned m;
+        LLVMValueRef *pa_ops = kiln_cc_md_operands(pa, &m);
+        if (!pa_ops) {
+            *oom = true;
+            break;
+        }
+        struct wi_loop l = {.latch_br = br, .group = pa_ops[1]};
+        free(pa_ops);
+        for (unsigned s = 0; s < LLVMGetNumSuccessors(br) && !l.header; s++) {
+            bool no_mem = false;
+            kiln_cc_ptr_map_free(&l.blocks);
+            if (loop_blocks(bb, LLVMGetSuccessor(br, s), &l.blocks, &no_mem))
+                l.header = LLVMGetSuccessor(br, s);
+            *oom |= no_mem;
+        }
+        if (*oom || !l.header || !inner_loops(&l, NULL)) {
+            kiln_cc_ptr_map_free(&l.blocks);
+            if (*oom)
+                break;
+            continue;
+        }
+        if (*n == cap) {
+            struct wi_loop *more = realloc(loops, (cap ? 2 * cap : 4) * sizeof(*loops));
+            if (!more) {
+                kiln_cc_ptr_map_free(&l.blocks);
+                *oom = true;
+                break;
+            }
+            loops = more;
+            cap = cap ? 2 * cap : 4;
+        }
+        loops[(*n)++] = l;
+    }
+    return loops;
+}
+
+static void loops_free(struct wi_loop *loops, unsigned n)
+{
+    for (unsigned i = 0; i < n; i++)
+        kiln_cc_ptr_map_free(&loops[i].blocks);
+    free(loops);
+}
+
+static LLVMMetadataRef md_pair(LLVMContextRef ctx, const char *name, LLVMValueRef value)
+{
+    LLVMMetadataRef ops[2] = {LLVMMDStringInContext2(ctx, name, strlen(name)),
+                              LLVMValueAsMetadata(value)};
+    return LLVMMDNodeInContext2(ctx, ops, 2);
+}
+
+/*
+ * Gives the loop of `br` a new id: its entries but those named in `drop`, plus `extra`.
+ * False when out of memory.
+ */
+static bool replace_loop_id(LLVMContextRef ctx, LLVMValueRef br, const char *const *drop,
+                            size_t ndrop, const LLVMMetadataRef *extra, size_t nextra)
+{
+    unsigned loop_kind = LLVMGetMDKindIDInContext(ctx, "llvm.loop", 9);
+    LLVMValueRef id = LLVMGetMetadata(br, loop_kind);
+    unsigned n;
+    LLVMValueRef *ops = kiln_cc_md_operands(id, &n);
+    LLVMMetadataRef *keep = malloc((n + nextra + 1) * sizeof(*keep));
+    size_t k = 0;
+
+    if (!ops || !keep) {
+        free(ops);
+        free(keep);
+        return false;
+    }
+    LLVMMetadataRef self = LLVMTemporaryMDNode(ctx, NULL, 0);
+    keep[k++] = self;
+    for (unsigned i = 1; i < n; i++) {
+        bool dropped = false;
+        if (ops[i] && LLVMIsAMDNode(ops[i]) && LLVMGetMDNodeNumOperands(ops[i]) >= 1) {
+            unsigned m;
+            LLVMValueRef *inner = kiln_cc_md_operands(ops[i], &m);
+            for (size_t d = 0; inner && d < ndrop; d++)
+                dropped |= kiln_cc_md_string_is(inner[0], drop[d]);
+            free(inner);
+        }
+        if (!dropped && ops[i])
+            keep[k++] = LLVMValueAsMetadata(ops[i]);
+    }
+    for (size_t i = 0; i < nextra; i++)
+        keep[k++] = extra[i];
+    LLVMMetadataRef new_id = LLVMMDNodeInContext2(ctx, keep, k);
+    LLVMMetadataReplaceAllUsesWith(self, new_id);
+    LLVMSetMetadata(br, loop_kind, LLVMMetadataAsValue(ctx, new_id));
+    free(keep);
+    free(ops);
+    return true;
+}
+
+/* ---- gathers of one address ---- */
+
+/* Whether constant vector c has the same element in every lane (not poison). */
+static bool splat_constant(LLVMValueRef c)
+{
+    if (!LLVMIsConstant(c) || LLVMGetTypeKind(LLVMTypeOf(c)) != LLVMVectorTypeKind)
+        return false;
+    unsigned n = LLVMGetVectorSize(LLVMTypeOf(c));
+    LLVMValueRef first = LLVMGetAggregateElement(c, 0);
+    if (!first || LLVMIsUndef(first) || LLVMIsPoison(first))
+        return false;
+    for (unsigned i = 1; i < n; i++)
+        if (LLVMGetAggregateElement(c, i) != first)
+            return false;
+    return true;
+}
+
+/* A shufflevector whose every lane is lane 0 of its first operand. */
+static bool broadcast_shuffle(LLVMValueRef v)
+{
+    if (!LLVMIsAShuffleVectorInst(v))
+        return false;
+    unsigned n = LLVMGetNumMaskElements(v);
+    for (unsigned i = 0; i < n; i++)
+        if (LLVMGetMaskValue(v, i) != 0)
+            return false;
+    return n > 0;
+}
+
+static bool is_vector(LLVMValueRef v)
+{
+    return LLVMGetTypeKind(LLVMTypeOf(v)) == LLVMVectorTypeKind;
+}
+
+/*
+ * Vector instructions whose lanes are all equal: broadcasts, and phis, arithmetic,
+ * casts and getelementptrs of such values, splat constants and scalars (a scalar
+ * operand is the same for every lane). Optimistic over phi cycles: every candidate
+ * starts uniform and loses it once an operand is known not to be.
+ */
+struct uniform {
+    LLVMContextRef ctx;
+    struct kiln_cc_ptr_map set;     /* the uniform instructions */
+    struct kiln_cc_ptr_map scalars; /* instruction -> its scalar value, once built */
+    bool oom;
+};
+
+static bool candidate(LLVMValueRef in)
+{
+    if (!is_vector(in))
+        return false;
+    if (broadcast_shuffle(in) || LLVMIsAPHINode(in) || LLVMIsAGetElementPtrInst(in) ||
+        LLVMIsACastInst(in))
+        return true;
+    return LLVMIsABinaryOperator(in) != NULL;
+}
+
+static bool operand_uniform(const struct uniform *u, LLVMValueRef v)
+{
+    if (!is_vector(v))
+        return true;
+    if (LLVMIsAInstruction(v))
+        return kiln_cc_ptr_map_has(&u->set, v);
+    return splat_constant(v);
+}
+
+static void find_uniform(struct uniform *u, LLVMValueRef fn)
+{
+    for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(fn); bb; bb = LLVMGetNextBasicBlock(bb))
+        for (LLVMValueRef in = LLVMGetFirstInstruction(bb); in; in = LLVMGetNextInstruction(in))
+            if (candidate(in) && !kiln_cc_ptr_map_add(&u->set, in))
+                u->oom = true;
+    for (bool changed = true; changed && !u->oom;) {
+        changed = false;
+        for (size_t i = 0; i < u->set.cap; i++) {
+            LLVMValueRef in = (LLVMValueRef)u->set.keys[i];
+            if (!in || broadcast_shuffle(in))
+                continue;
+            int n = LLVMGetNumOperands(in);
+            bool ok = true;
+            for (int o = 0; o < n && ok; o++)
+                ok = operand_uniform(u, LLVMGetOperand(in, (unsigned)o));
+            if (!ok) {
+                kiln_cc_ptr_map_remove(&u->set, in);
+                changed = true;
+                i = (size_t)-1; /* the table moved entries: start over */
+            }
+        }
+    }
+}
+
+/* The scalar every lane of uniform vector v holds, built before v where needed. */
+static LLVMValueRef scalar_of(struct uniform *u, LLVMValueRef v)
+{
+    if (!is_vector(v))
+        return v;
+    if (!LLVMIsAInstruction(v))
+        return LLVMGetAggregateElement(v, 0);
+    LLVMValueRef done = kiln_cc_ptr_map_get(&u->scalars, v);
+    if (done)
+        return done;
+    LLVMTypeRef i64 = LLVMInt64TypeInContext(u->ctx);
+    LLVMTypeRef elem = LLVMGetElementType(LLVMTypeOf(v));
+    LLVMBuilderRef bld = LLVMCreateBuilderInContext(u->ctx);
+    LLVMValueRef s;
+    LLVMPositionBuilderBefore(bld, v);
+    if (broadcast_shuffle(v)) {
+        LLVMValueRef src = LLVMGetOperand(v, 0);
+        LLVMValueRef lane = LLVMIsAInsertElementInst(src) ? LLVMGetOperand(src, 2) : NULL;
+        if (lane && LLVMIsAConstantInt(lane) && LLVMConstIntGetZExtValue(lane) == 0)
+            s = LLVMGetOperand(src, 1);
+        else
+            s = LLVMBuildExtractElement(bld, src, LLVMConstInt(i64, 0, 0), "");
+    } else if (LLVMIsAPHINode(v)) {
+        s = LLVMBuildPhi(bld, elem, "");
+        if (!kiln_cc_ptr_map_put(&u->scalars, v, s))
+            u->oom = true;
+        unsigned n = LLVMCountIncoming(v);
+        for (unsigned i = 0; i < n; i++) {
+            LLVMValueRef in = scalar_of(u, LLVMGetIncomingValue(v, i));
+            LLVMBasicBlockRef from = LLVMGetIncomingBlock(v, i);
+            LLVMAddIncoming(s, &in, &from, 1);
+        }
+    } else if (LLVMIsAGetElementPtrInst(v)) {
+        unsigned n = (unsigned)LLVMGetNumOperands(v);
+        LLVMValueRef *idx = malloc(n * sizeof(*idx));
+        if (!idx) {
+            u->oom = true;
+            LLVMDisposeBuilder(bld);
+            return LLVMGetUndef(elem);
+        }
+        for (unsigned i = 1; i < n; i++)
+            idx[i - 1] = scalar_of(u, LLVMGetOperand(v, i));
+        LLVMPositionBuilderBefore(bld, v);
+        s = LLVMBuildGEP2(bld, LLVMGetGEPSourceElementType(v), scalar_of(u, LLVMGetOperand(v, 0)),
+                          idx, n - 1, "");
+        LLVMSetIsInBounds(s, LLVMIsInBounds(v));
+        free(idx);
+    } else if (LLVMIsACastInst(v)) {
+        LLVMValueRef a = scalar_of(u, LLVMGetOperand(v, 0));
+        LLVMPositionBuilderBefore(bld, v);
+        s = LLVMBuildCast(bld, LLVMGetInstructionOpcode(v), a, elem, "");
+    } else if (LLVMGetInstructionOpcode(v) == LLVMFNeg) {
+        LLVMValueRef a = scalar_of(u, LLVMGetOperand(v, 0));
+        LLVMPositionBuilderBefore(bld, v);
+        s = LLVMBuildFNeg(bld, a, "");
+    } else {
+        LLVMValueRef a = scalar_of(u, LLVMGetOperand(v, 0));
+        LLVMValueRef c = scalar_of(u, LLVMGetOperand(v, 1));
+        LLVMPositionBuilderBefore(bld, v);
+        s = LLVMBuildBinOp(bld, LLVMGetInstructionOpcode(v), a, c, "");
+    }
+    LLVMDisposeBuilder(bld);
+    if (!LLVMIsAPHINode(v) && !kiln_cc_ptr_map_put(&u->scalars, v, s))
+        u->oom = true;
+    return s;
+}
+
+/*
+ * Rewrites every llvm.masked.gather of fn whose mask is all ones and whose address
+ * vector is uniform into one load and a broadcast: each lane would load the same
+ * address. The vector computations left without users are cleaned up by instcombine.
+ */
+static bool scalarise_uniform_gathers(LLVMContextRef ctx, LLVMValueRef fn)
+{
+    static const char gather[] = "llvm.masked.gather.";
+    struct uniform u = {.ctx = ctx};
+    size_t n = 0, cap = 0;
+    LLVMValueRef *calls = NULL;
+
+    for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(fn); bb; bb = LLVMGetNextBasicBlock(bb)) {
+        for (LLVMValueRef in = LLVMGetFirstInstruction(bb); in; in = LLVMGetNextInstruction(in)) {
+            LLVMValueRef callee = LLVMIsACallInst(in) ? LLVMGetCalledValue(in) : NULL;
+            size_t len;
+            if (!callee || !LLVMIsAFunction(callee) ||
+                strncmp(LLVMGetValueName2(callee, &len), gather, sizeof(gather) - 1) != 0)
+                continue;
+            LLVMValueRef mask = LLVMGetOperand(in, 2);
+            if (mask != LLVMConstAllOnes(LLVMTypeOf(mask)))
+                continue;
+            if (n == cap) {
+                LLVMValueRef *more = realloc(calls, (cap ? 2 * cap : 16) * sizeof(*calls));
+                if (!more) {
+                    free(calls);
+                    return false;
+                }
+                calls = more;
+                cap = cap ? 2 * cap : 16;
+            }
+            calls[n++] = in;
+        }
+    }
+    if (n == 0)
+        return true;
+    find_uniform(&u, fn);
+    LLVMBuilderRef bld = LLVMCreateBuilderInContext(ctx);
+    for (size_t i = 0; i < n && !u.oom; i++) {
+        LLVMValueRef call = calls[i], ptrs = LLVMGetOperand(call, 0);
+        if (!operand_uniform(&u, ptrs))
+            continue;
+        LLVMValueRef p = scalar_of(&u, ptrs);
+        LLVMTypeRef vt = LLVMTypeOf(call);
+        LLVMPositionBuilderBefore(bld, call);
+        LLVMValueRef x = LLVMBuildLoad2(bld, LLVMGetElementType(vt), p, "");
+        LLVMSetAlignment(x, (unsigned)LLVMConstIntGetZExtValue(LLVMGetOperand(call, 1)));
+        LLVMTypeRef i32 = LLVMInt32TypeInContext(ctx);
+        LLVMValueRef one =
+            LLVMBuildInsertElement(bld, LLVMGetPoison(vt), x, LLVMConstInt(i32, 0, 0), "");
+        LLVMValueRef all =
+            LLVMBuildShuffleVector(bld, one, LLVMGetPoison(vt),
+                                   LLVMConstNull(LLVMVectorType(i32, LLVMGetVectorSize(vt))), "");
+        LLVMReplaceAllUsesWith(call, all);
+        LLVMInstructionEraseFromParent(call);
+    }
+    LLVMDisposeBuilder(bld);
+    bool ok = !u.oom;
+    kiln_cc_ptr_map_free(&u.set);
+    kiln_cc_ptr_map_free(&u.scalars);
+    free(calls);
+    return ok;
+}
+
+/* ---- the stage ---- */
+
+/* Float lanes of the host's widest vectors. */
+static unsigned host_lanes(const struct kiln_cc_host *host)
+{
+    if (host->avx512)
+        return 16;
+    if (strstr(host->features, "+avx,") || strstr(host->features, "+avx2,"))
+        return 8;
+    return 4;
+}
+
+/* Marks the chosen loops of the work-group functions; fns/chosen say which functions. */
+enum kiln_cc_status kiln_cc_outer_vec_choose(struct kiln_cc_build *b, LLVMValueRef *fns,
+                                             bool *chosen, unsigned nfns, unsigned *nchosen)
+{
+    size_t plen = strlen(KILN_CC_WG_PREFIX);
+    enum kiln_cc_status status = KILN_CC_OK;
+
+    *nchosen = 0;
+    /* First pass: structural candidates, before scalarising anything. */
+    for (unsigned f = 0; f < nfns; f++) {
+        unsigned n;
+        bool oom;
+        struct wi_loop *loops = find_loops(b->ctx, fns[f], &n, &oom);
+        if (oom) {
+            loops_free(loops, n);
+            return KILN_CC_OUT_OF_MEMORY;
+        }
+        chosen[f] = false;
+        for (unsigned i = 0; i < n; i++)
+            chosen[f] |= widenable_body(b->ctx, &loops[i], fns[f], true);
+        *nchosen += chosen[f];
+        loops_free(loops, n);
+    }
+    (void)plen;
+    if (*nchosen == 0)
+        return KILN_CC_OK;
+    /* Vector code of the chosen functions becomes scalar code, widened across lanes. */
+    status =
+        kiln_cc_run_on(b, fns, chosen, nfns, "function(scalarizer,instsimplify,early-cse<>,dce)");
+    LLVMTypeRef i1 = LLVMInt1TypeInContext(b->ctx);
+    LLVMTypeRef i32 = LLVMInt32TypeInContext(b->ctx);
+    LLVMMetadataRef hints[2] = {
+        md_pair(b->ctx, "llvm.loop.vectorize.enable", LLVMConstInt(i1, 1, 0)),
+        md_pair(b->ctx, "llvm.loop.vectorize.width", LLVMConstInt(i32, host_lanes(b->host), 0)),
+    };
+    *nchosen = 0;
+    for (unsigned f = 0; f < nfns && status == KILN_CC_OK; f++) {
+        if (!chosen[f])
+            continue;
+        unsigned n;
+        bool oom;
+        struct wi_loop *loops = find_loops(b->ctx, fns[f], &n, &oom);
+        chosen[f] = false;
+        for (unsigned i = 0; i < n && !oom; i++) {
+            if (!widenable_body(b->ctx, &loops[i], fns[f], false))
+                continue;
+            oom = !replace_loop_id(b->ctx, loops[i].latch_br, NULL, 0, hints, 2);
+            chosen[f] = true;
+        }
+        *nchosen += chosen[f];
+        loops_free(loops, n);
+        if (oom)
+            status = KILN_CC_OUT_OF_MEMORY;
+    }
+    return status;
+}
+
+/* Adds llvm.loop.unroll.disable to the loop the branch `br` closes. */
+static bool no_unroll(LLVMContextRef ctx, LLVMValueRef br)
+{
+    static const char *const drop[] = {"llvm.loop.unroll.disable"};
+    unsigned loop_kind = LLVMGetMDKindIDInContext(ctx, "llvm.loop", 9);
+    LLVMMetadataRef off = LLVMMDNodeInContext2(
+        ctx, (LLVMMetadataRef[]){LLVMMDStringInContext2(ctx, drop[0], strlen(drop[0]))}, 1);
+    if (LLVMGetMetadata(br, loop_kind))
+        return replace_loop_id(ctx, br, drop, 1, &off, 1);
+    LLVMMetadataRef self = LLVMTemporaryMDNode(ctx, NULL, 0);
+    LLVMMetadataRef id = LLVMMDNodeInContext2(ctx, (LLVMMetadataRef[]){self, off}, 2);
+    LLVMMetadataReplaceAllUsesWith(self, id);
+    LLVMSetMetadata(br, loop_kind, LLVMMetadataAsValue(ctx, id));
+    return true;
+}
+
+/*
+ * The vectoriser keeps the scalar work-item loop for the last work-items of a group
+ * (fewer than the width). Unrolling it and the loops inside it would only make code,
+ * so it and its inner loops are marked not to be unrolled. It is the vectorised
+ * work-item loop whose body holds no vector values.
+ */
+static bool keep_remainder_small(LLVMContextRef ctx, LLVMValueRef fn)
+{
+    unsigned loop_kind = LLVMGetMDKindIDInContext(ctx, "llvm.loop", 9);
+    unsigned n;
+    bool oom;
+    struct wi_loop *loops = find_loops(ctx, fn, &n, &oom);
+    for (unsigned i = 0; i < n && !oom; i++) {
+        LLVMValueRef id = LLVMGetMetadata(loops[i].latch_br, loop_kind);
+        if (!kiln_cc_loop_entry(id, "llvm.loop.isvectorized") ||
+            !widenable_body(ctx, &loops[i], fn, false))
+            continue;
+        struct kiln_cc_ptr_map latches = {0};
+        oom = !inner_loops(&loops[i], &latches) && latches.len > 0;
+        for (size_t s = 0; s < latches.cap && !oom; s++)
+            if (latches.keys[s])
+                oom = !no_unroll(ctx,
+                                 LLVMGetBasicBlockTerminator((LLVMBasicBlockRef)latches.keys[s]));
+        kiln_cc_ptr_map_free(&latches);
+        if (!oom)
+            oom = !no_unroll(ctx, loops[i].latch_br);
+    }
+    loops_free(loops, n);
+    return !oom;
+}
+
+/*
+ * After the vectoriser: drops the hints from the loops it left alone, and turns the
+ * uniform gathers of the functions it worked on into loads.
+ */
+enum kiln_cc_status kiln_cc_outer_vec_finish(struct kiln_cc_build *b, LLVMValueRef *fns,
+                                             const bool *chosen, unsigned nfns)
+{
+    static const char *const drop[] = {"llvm.loop.vectorize.enable", "llvm.loop.vectorize.width"};
+    unsigned loop_kind = LLVMGetMDKindIDInContext(b->ctx, "llvm.loop", 9);
+
+    for (unsigned f = 0; f < nfns; f++) {
+        if (!chosen[f])
+            continue;
+        for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(fns[f]); bb;
+             bb = LLVMGetNextBasicBlock(bb)) {
+            LLVMValueRef br = LLVMGetBasicBlockTerminator(bb);
+            LLVMValueRef id = br ? LLVMGetMetadata(br, loop_kind) : NULL;
+            if (!id || !kiln_cc_loop_entry(id, "llvm.loop.vectorize.enable") ||
+                kiln_cc_loop_entry(id, "llvm.loop.isvectorized"))
+                continue;
+            if (!replace_loop_id(b->ctx, br, drop, 2, NULL, 0))
+                return KILN_CC_OUT_OF_MEMORY;
+        }
+        if (!scalarise_uniform_gathers(b->ctx, fns[f]) || !keep_remainder_small(b->ctx, fns[f]))
+            return KILN_CC_OUT_OF_MEMORY;
+    }
+    return KILN_CC_OK;
+}

@@ -1,0 +1,172 @@
+/*
+ * Compiler tests of the kernel library linked in, and the copy stage before it (docs/compiler.md,
+ * "Stages").
+ *
+ * Usage: kiln-cc-link-test LIBKILN_CC.so TEST (cc_harness.c).
+ */
+#define _POSIX_C_SOURCE 200809L
+#include "cc_harness.h"
+
+#include <math.h>
+
+static int test_work_dims(void)
+{
+    /* d is an argument, so out-of-range dimensions are not folded at build time. */
+    static const char src[] =
+        "kernel void dims(global ulong *out, uint d)\n"
+        "{\n"
+        "    size_t i = get_global_linear_id();\n"
+        "    global ulong *o = out + 16 * i;\n"
+        "    o[0] = get_work_dim();\n"
+        "    o[1] = get_global_id(d);\n"
+        "    o[2] = get_local_id(d);\n"
+        "    o[3] = get_group_id(d);\n"
+        "    o[4] = get_global_offset(d);\n"
+        "    o[5] = get_global_size(d);\n"
+        "    o[6] = get_local_size(d);\n"
+        "    o[7] = get_enqueued_local_size(d);\n"
+        "    o[8] = get_num_groups(d);\n"
+        "    o[9] = get_global_id(3) + get_local_id(4) + get_group_id(100);\n"
+        "    o[10] = get_global_size(3) * get_local_size(7) * get_num_groups(3);\n"
+        "    o[11] = get_local_linear_id();\n"
+        "    o[12] = get_global_id(0);\n"
+        "    o[13] = get_global_id(1);\n"
+        "    o[14] = get_local_id(1);\n"
+        "    o[15] = get_global_offset(3) + get_enqueued_local_size(5);\n"
+        "}\n";
+    enum { W = 6, H = 5 };
+    static unsigned long out[W * H * 16];
+    /* get_global_linear_id and friends are OpenCL C 2.0. */
+    struct kiln_cc_program *p = ct_build_ok(src, "-cl-std=CL2.0");
+    CHECK(p);
+    const struct kiln_cc_kernel *k = ct_find_kernel(p, "dims");
+    CHECK(k);
+    unsigned long *po = out;
+    for (unsigned d = 0; d < 5; d++) {
+        unsigned dd = d == 4 ? 9 : d;
+        memset(out, 0xee, sizeof(out));
+        void *args[] = {&po, &dd};
+        size_t off[2] = {3, 10}, gs[2] = {W, H}, ls[2] = {4, 2};
+        ct_run_ndrange(k, args, 2, off, gs, ls, NULL);
+        for (int y = 0; y < H; y++)
+            for (int x = 0; x < W; x++) {
+                const unsigned long *o = out + 16 * (y * W + x);
+                size_t lx = x % 4, ly = y % 2, gx = x / 4, gy = y / 2;
+                size_t lsx = gx == 1 ? 2 : 4, lsy = gy == 2 ? 1 : 2;
+                size_t id[3] = {3 + x, 10 + y, 0}, lid[3] = {lx, ly, 0}, gid[3] = {gx, gy, 0};
+                size_t offs[3] = {3, 10, 0}, gsz[3] = {W, H, 1}, lsz[3] = {lsx, lsy, 1};
+                size_t els[3] = {4, 2, 1}, ng[3] = {2, 3, 1};
+                CHECK(o[0] == 2);
+                if (dd < 3) {
+                    CHECK(o[1] == id[dd] && o[2] == lid[dd] && o[3] == gid[dd]);
+                    CHECK(o[4] == offs[dd] && o[5] == gsz[dd] && o[6] == lsz[dd]);
+                    CHECK(o[7] == els[dd] && o[8] == ng[dd]);
+                } else {
+                    CHECK(o[1] == 0 && o[2] == 0 && o[3] == 0 && o[4] == 0);
+                    CHECK(o[5] == 1 && o[6] == 1 && o[7] == 1 && o[8] == 1);
+                }
+                CHECK(o[9] == 0 && o[10] == 1 && o[15] == 1);
+                CHECK(o[11] == ly * lsx + lx);
+                CHECK(o[12] == 3 + (size_t)x && o[13] == 10 + (size_t)y && o[14] == ly);
+            }
+    }
+    ct_cc->destroy(p);
+    return 0;
+}
+
+static int test_math(void)
+{
+    static const char src[] =
+        "kernel void m(global const float4 *a, global float4 *out, global double *dout)\n"
+        "{\n"
+        "    size_t i = get_global_id(0);\n"
+        "    float4 x = a[i];\n"
+        "    out[4 * i + 0] = sqrt(fabs(x));\n"
+        "    out[4 * i + 1] = fma(x, x, 1.0f) + mad(x, 2.0f, (float4)(0.5f));\n"
+        "    out[4 * i + 2] = min(x, 1.0f) + max(x, (float4)(-1.0f));\n"
+        "    out[4 * i + 3] = (float4)(fmin(x.x, 0.0f), fmax(x.y, 0.0f), fmin(x, 2.0f).zw);\n"
+        "    dout[i] = sqrt((double)x.x * x.x) + fma(2.0, (double)x.y, 1.0);\n"
+        "}\n";
+    enum { N = 9 };
+    static float a[N * 4], out[N * 16];
+    static double dout[N];
+    struct kiln_cc_program *p = ct_build_ok(src, NULL);
+    CHECK(p);
+    const struct kiln_cc_kernel *k = ct_find_kernel(p, "m");
+    CHECK(k);
+    for (int i = 0; i < N * 4; i++)
+        a[i] = (float)(i - 17) * 0.25f;
+    float *pa = a, *po = out;
+    double *pd = dout;
+    void *args[] = {&pa, &po, &pd};
+    size_t off = 0, gs = N, ls = 4;
+    ct_run_ndrange(k, args, 1, &off, &gs, &ls, NULL);
+    for (int i = 0; i < N; i++) {
+        for (int c = 0; c < 4; c++) {
+            float x = a[4 * i + c];
+            const float *o = out + 16 * i + c;
+            CHECK(o[0] == sqrtf(fabsf(x)));
+            CHECK(fabsf(o[4] - (x * x + 1.0f + x * 2.0f + 0.5f)) <= 1e-5f * (1.0f + fabsf(o[4])));
+            CHECK(o[8] == (x < 1.0f ? x : 1.0f) + (x > -1.0f ? x : -1.0f));
+            float want = c == 0 ? fminf(x, 0.0f) : c == 1 ? fmaxf(x, 0.0f) : fminf(x, 2.0f);
+            CHECK(o[12] == want);
+        }
+        double x0 = a[4 * i], x1 = a[4 * i + 1];
+        CHECK(dout[i] == fabs(x0) + (2.0 * x1 + 1.0));
+    }
+    ct_cc->destroy(p);
+    return 0;
+}
+
+/*
+ * A copy into local memory followed by a copy out whose destination is known where the first
+ * is made becomes __kiln_copy_in_ahead, which prefetches that destination for writing (the
+ * copy stage, copy_ahead.c). A destination computed from a variable stored twice, and
+ * -cl-opt-disable, leave the copy as it was.
+ */
+static int test_copy_ahead(void)
+{
+    static const char src[] =
+        "kernel void k(global const int *in, global int *out, local int *t, int flip)\n"
+        "{\n"
+        "    size_t base = get_group_id(0) * get_local_size(0);\n"
+        "#ifdef FLIP\n"
+        "    if (flip)\n"
+        "        base += get_local_size(0);\n"
+        "#endif\n"
+        "    event_t e = async_work_group_copy(t, in + base, get_local_size(0), 0);\n"
+        "    wait_group_events(1, &e);\n"
+        "    t[get_local_id(0)] += 1;\n"
+        "    barrier(CLK_LOCAL_MEM_FENCE);\n"
+        "    e = async_work_group_copy(out + base, t, get_local_size(0), 0);\n"
+        "    wait_group_events(1, &e);\n"
+        "}\n";
+    static const char copy_in[] = "call ptr @_Z21async_work_group_copyPU7CLlocal";
+    static const char ahead[] = "call void @__kiln_copy_in_ahead(";
+    unsetenv("KILN_BARRIER_STRATEGY");
+    char *text = ct_dumped_ir(src, NULL, "copies");
+    CHECK(text);
+    CHECK(strstr(text, ahead));
+    CHECK(!strstr(text, copy_in));
+    free(text);
+    text = ct_dumped_ir(src, NULL, "optimized");
+    CHECK(text);
+    CHECK(ct_line_with(text, "call void @llvm.prefetch", "i32 1, i32 3"));
+    free(text);
+    static const char *const kept[] = {"-DFLIP", "-cl-opt-disable"};
+    for (size_t i = 0; i < sizeof(kept) / sizeof(kept[0]); i++) {
+        text = ct_dumped_ir(src, kept[i], "copies");
+        CHECK(text);
+        CHECK(strstr(text, copy_in));
+        CHECK(!strstr(text, ahead));
+        free(text);
+    }
+    return 0;
+}
+
+const struct ct_test ct_tests[] = {
+    {"math", test_math},
+    {"work_dims", test_work_dims},
+    {"copy_ahead", test_copy_ahead},
+};
+const size_t ct_num_tests = sizeof(ct_tests) / sizeof(ct_tests[0]);
