@@ -36,8 +36,7 @@ struct kiln_dev;
  * for the duration of the launch.
  */
 struct kiln_dev_ndrange {
-    /* The work-group function (the compiler's kiln_wg_fn, kiln_cc.h). */
-    void (*wg)(void *const *args, struct kiln_wg_ctx *ctx);
+    kiln_wg_fn wg; /* the work-group function the compiler made */
     struct kiln_wg_ctx base;
     void **args; /* the argument block, one pointer per kernel argument */
     size_t groups[3];

@@ -111,4 +111,9 @@ struct kiln_printf_buffer {
     kiln_abi_size capacity; /* bytes of records the buffer holds */
 };
 
+#if !defined(__OPENCL_C_VERSION__)
+/* A compiled work-group function, as the compiler hands it over and the device calls it. */
+typedef void (*kiln_wg_fn)(void *const *args, struct kiln_wg_ctx *ctx);
+#endif
+
 #endif

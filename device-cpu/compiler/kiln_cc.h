@@ -16,10 +16,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-struct kiln_wg_ctx;
-
-/* A compiled work-group function; see include/kiln_abi.h. */
-typedef void (*kiln_wg_fn)(void *const *args, struct kiln_wg_ctx *ctx);
+#include "kiln_abi.h" /* kiln_wg_fn, the compiled work-group function */
 
 enum kiln_cc_status {
     KILN_CC_OK = 0,

@@ -91,9 +91,9 @@ static int test_dump_ir(void)
 {
     static const char *const stages[] = {"frontend", "kernels", "copies", "linked",  "divisions",
                                          "printf",   "wrapped", "locals", "checked", "optimized"};
-    char dir[] = "/tmp/kiln-cc-test-XXXXXX";
+    char dir[4096];
     int previous = -1;
-    CHECK(mkdtemp(dir));
+    CHECK(ct_temp_dir(dir, sizeof(dir)));
     setenv("KILN_DUMP_IR", dir, 1);
     int failed = test_vector_add();
     unsetenv("KILN_DUMP_IR");

@@ -206,13 +206,20 @@ void ct_dump_dir_remove(const char *dir)
     remove(dir);
 }
 
+bool ct_temp_dir(char *dir, size_t size)
+{
+    const char *tmp = getenv("TMPDIR");
+    int n = snprintf(dir, size, "%s/kiln-cc-test-XXXXXX", tmp && *tmp ? tmp : "/tmp");
+    return n > 0 && (size_t)n < size && mkdtemp(dir) != NULL;
+}
+
 char *ct_build_variant_dumped_ir(const char *src, const char *options,
                                  const struct kiln_cc_variant *variant, const char *stage,
                                  struct kiln_cc_program **out, char **log_out)
 {
-    char dir[] = "/tmp/kiln-cc-test-XXXXXX";
+    char dir[4096];
     char *text = NULL;
-    if (!mkdtemp(dir))
+    if (!ct_temp_dir(dir, sizeof(dir)))
         return NULL;
     setenv("KILN_DUMP_IR", dir, 1);
     enum kiln_cc_status s = build_any(src, options, variant, out, log_out);

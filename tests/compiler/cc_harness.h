@@ -61,6 +61,11 @@ int ct_expect_failure(const char *src, const char *options, enum kiln_cc_status 
  * "wrapped", "optimized": backend.c's names), malloc()ed, or NULL when there is none; *number
  * (may be NULL) gets the stage's place in the order of the dumps.
  */
+/*
+ * A new empty directory under TMPDIR (else /tmp) for dumps, named in `dir` (room for
+ * `size` bytes); false when it could not be made.
+ */
+bool ct_temp_dir(char *dir, size_t size);
 char *ct_dump_read(const char *dir, const char *stage, int *number);
 /* Removes a dump directory and every file in it. */
 void ct_dump_dir_remove(const char *dir);
