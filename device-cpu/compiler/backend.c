@@ -36,6 +36,7 @@
  *    descriptions of an executable, the bitcode of an object or library. Loading
  *    the object and the kernel cache are libkiln-cc.so's business.
  */
+#include "binary.h"
 #include "cc_util.h"
 #include "frontend.h"
 #include "link_stage.h"

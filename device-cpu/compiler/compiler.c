@@ -14,7 +14,7 @@
  *    cached under a key of its own.
  *  - load_binary() is the loading alone.
  */
-#include "cc_common.h"
+#include "binary.h"
 
 #include <ctype.h>
 #include <dlfcn.h>

@@ -6,7 +6,7 @@
  * Usage: kiln-elf-load-test ELF_SAMPLE.o
  */
 #include "check.h"
-#include "cc_common.h"
+#include "binary.h"
 
 #include <elf.h>
 #include <stdio.h>

@@ -25,7 +25,7 @@
  * the rebuild. Nothing here ever fails a build: an unusable directory only means
  * no caching, and the build log gets a note only when an entry could not be written.
  */
-#include "cc_common.h"
+#include "binary.h"
 #include "cache_dir.h"
 #include "kiln_cc_cl_flags.h"
 

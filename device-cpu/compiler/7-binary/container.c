@@ -24,7 +24,7 @@
  * truncated, corrupted or foreign container is refused with a reason, never
  * trusted.
  */
-#include "cc_common.h"
+#include "binary.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -22,7 +22,7 @@
  * function before code generation, and this list refuses them again here, so a
  * kernel never binds to an arbitrary symbol of the host program.
  */
-#include "cc_common.h"
+#include "binary.h"
 
 #include <dlfcn.h>
 #include <elf.h>
