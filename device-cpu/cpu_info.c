@@ -4,7 +4,7 @@
  * fallbacks. The topology is loaded through kiln_sched_topology_load(), which
  * keeps hwloc's OpenCL and other I/O plugins out of the driver.
  */
-#include "kiln_cpu.h"
+#include "kiln_device.h"
 
 #include <hwloc.h>
 #include <pthread.h>

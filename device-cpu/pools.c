@@ -10,7 +10,7 @@
 #include <stdlib.h>
 
 #include "kiln_alloc.h"
-#include "kiln_cpu.h"
+#include "kiln_device.h"
 
 /* Guards the start of every pool (rare: once per device). */
 static pthread_mutex_t pool_lock = PTHREAD_MUTEX_INITIALIZER;

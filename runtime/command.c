@@ -31,7 +31,7 @@
 #include <stddef.h>
 #include <stdlib.h>
 
-static void kiln_rt_command_free(struct kiln_rt_command *cmd);
+static void command_free(struct kiln_rt_command *cmd);
 
 static _Thread_local struct kiln_rt_command *ready_head, *ready_tail;
 static _Thread_local bool draining;
@@ -62,10 +62,10 @@ cl_int kiln_rt_command_create(cl_command_queue q, enum kiln_rt_cmd_kind kind, cl
 void kiln_rt_command_discard(struct kiln_rt_command *cmd)
 {
     kiln_rt_obj_release(&cmd->event->obj);
-    kiln_rt_command_free(cmd);
+    command_free(cmd);
 }
 
-static void kiln_rt_command_free(struct kiln_rt_command *cmd)
+static void command_free(struct kiln_rt_command *cmd)
 {
     for (int i = 0; i < 2; i++)
         if (cmd->mems[i])
@@ -113,7 +113,7 @@ cl_int kiln_rt_check_wait_list(cl_command_queue q, cl_uint num_events, const cl_
 static void complete(struct kiln_rt_command *cmd, cl_int status)
 {
     kiln_rt_event_finish(cmd->event, status);
-    kiln_rt_command_free(cmd);
+    command_free(cmd);
 }
 
 /* The device's completion callback: the work ended, its printf output is already out. */

@@ -20,7 +20,6 @@
 
 #include <CL/cl_ext.h>
 
-#include "kiln_cpu.h"
 #include "kiln_pipe.h"
 
 struct _cl_device_id kiln_rt_device;

@@ -13,7 +13,6 @@
 #include <string.h>
 #include <time.h>
 
-#include "kiln_cpu.h"
 #include "kiln_device.h"
 
 #define KILN_PLATFORM_NAME  "Kiln"

@@ -23,7 +23,7 @@
 #include <string.h>
 
 /* Wait for every command enqueued so far in q (clFinish). */
-static cl_int kiln_rt_queue_finish(cl_command_queue q);
+static cl_int finish(cl_command_queue q);
 
 cl_int kiln_rt_check_queue(cl_command_queue q)
 {
@@ -244,7 +244,7 @@ cl_int CL_API_CALL clFinish(cl_command_queue q)
 {
     cl_int err = kiln_rt_check_queue(q);
     if (err == CL_SUCCESS)
-        err = kiln_rt_queue_finish(q);
+        err = finish(q);
     return err;
 }
 
@@ -262,7 +262,7 @@ static cl_int enqueue_marker(cl_command_queue q, cl_command_type type, cl_uint n
     return err;
 }
 
-static cl_int kiln_rt_queue_finish(cl_command_queue q)
+static cl_int finish(cl_command_queue q)
 {
     if (q->props & CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE) {
         /* A marker with an empty wait list waits for every earlier command. */

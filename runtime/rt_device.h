@@ -6,7 +6,6 @@
 #define KILN_RUNTIME_RT_DEVICE_H
 
 #include <CL/cl.h>
-#include <stdatomic.h>
 #include <stddef.h>
 
 #include "rt_object.h"

@@ -27,7 +27,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "kiln_cpu.h"
 #include "kiln_device.h"
 
 /* The most sub-devices one request may make: one per core of the largest machine. */

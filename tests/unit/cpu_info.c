@@ -4,7 +4,7 @@
  */
 #include <unistd.h>
 
-#include "kiln_cpu.h"
+#include "kiln_device.h"
 #include "sched_test.h"
 
 int main(void)

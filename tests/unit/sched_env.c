@@ -3,7 +3,7 @@
  * the default: run with it set to argv[1] ("cores" means: an invalid value is
  * ignored and the default, one per physical core, applies).
  */
-#include "kiln_cpu.h"
+#include "kiln_device.h"
 #include "sched_test.h"
 
 int main(int argc, char **argv)

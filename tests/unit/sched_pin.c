@@ -3,7 +3,7 @@
  * pinned to exactly one CPU, no two on the same CPU, as kiln_sched_worker_cpu()
  * says. A long name prefix is cut to the 15 characters Linux keeps.
  */
-#include "kiln_cpu.h"
+#include "kiln_device.h"
 #include "sched_test.h"
 
 struct seen {
