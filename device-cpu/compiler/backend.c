@@ -13,7 +13,7 @@
  *                guard_div.c: integer divisions that cannot trap        (4-divisions)
  *                lower_printf.c: printf -> records in the printf buffer (5-printf)
  *   3-workgroup  wg_wrapper.c: one work-group function per kernel, with the region
- *                passes (wg_regions.c and the wg_*.c it runs) or fibers (wg_fibers.c)
+ *                passes (wg_transform.c and the wg_*.c it runs) or fibers (wg_fibers.c)
  *                for kernels with barriers                              (6-wrapped)
  *                lower_local.c: kernel-scope __local -> arena offsets   (7-locals)
  *                check_support.c: refuse what this compiler cannot run  (8-checked)

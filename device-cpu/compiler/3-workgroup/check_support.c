@@ -9,7 +9,7 @@
  *    what the kernel library defines (work-group copies, collectives, sub-group
  *    functions and pipe reservations): the work-group loop runs work-items one
  *    after another, which is correct only without them (barrier and
- *    work_group_barrier never get here: wg_regions.c or wg_fibers.c consumed
+ *    work_group_barrier never get here: wg_transform.c or wg_fibers.c consumed
  *    them, or the work-group stage failed the build);
  *  - calls to functions defined neither by the program, nor by the kernel
  *    library, nor by the runtime (fiber_rt.c): builtins Kiln does not implement

@@ -1,7 +1,7 @@
 /*
  * Barriers, for the work-group stage: which kernels can reach a barrier call, which
  * strategy (KILN_BARRIER_STRATEGY) runs them, and the first step of the region transform
- * (wg_regions.c), which ends a block at each barrier call.
+ * (wg_transform.c), which ends a block at each barrier call.
  */
 #include "wg_regions.h"
 

@@ -1,5 +1,5 @@
 /*
- * The region transform's cloning (wg_regions.c, step 4, for wg_rebuild.c): the blocks of
+ * The region transform's cloning (wg_transform.c, step 4, for wg_rebuild.c): the blocks of
  * one region copied into its loop nest, with the work-item ids, the slots and the ways out
  * of the copy rewritten for the work-item the nest is at.
  */

@@ -25,7 +25,7 @@ enum kiln_cc_status kiln_cc_barrier_kernels(struct kiln_cc_build *b, bool *uses_
 enum kiln_cc_status kiln_cc_barrier_strategy(struct kiln_cc_build *b, const char *kernel,
                                              bool *fibers);
 /*
- * The region transform (wg_regions.c): rewrites each wrapper with flat[k] (built without a
+ * The region transform (wg_transform.c): rewrites each wrapper with flat[k] (built without a
  * loop nest, everything inlined, hooks still calls) into region loops; groups[k] is its
  * access group. Sets scratch_fixed and scratch_per_item of those kernels.
  */

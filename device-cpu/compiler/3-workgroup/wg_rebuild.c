@@ -1,5 +1,5 @@
 /*
- * The region transform's rebuild (wg_regions.c, step 4): each region becomes a z/y/x loop
+ * The region transform's rebuild (wg_transform.c, step 4): each region becomes a z/y/x loop
  * nest over the group's work-items with its blocks cloned inside, regions are chained
  * directly or through a dispatcher, and the template blocks are dropped.
  */

@@ -1,9 +1,10 @@
 /*
- * Inside the region transform (wg_regions.c, which tells the whole story): the kernel
- * being transformed and what its passes hand each other. The passes run in this order:
- * wg_remat.c and wg_barriers.c prepare the flat wrapper, wg_regions.c builds the region
- * graph, wg_uniformity.c and wg_slots.c decide where each alloca lives, wg_rebuild.c makes
- * the loop nests. Never leaves this folder.
+ * Inside the region transform (wg_transform.c, which tells the whole story and runs the
+ * passes): the kernel being transformed and what its passes hand each other. The passes
+ * run in this order: wg_remat.c and wg_barriers.c prepare the flat wrapper, wg_regions.c
+ * builds the region graph, wg_uniformity.c and wg_slots.c decide where each alloca lives,
+ * wg_rebuild.c (with wg_clone.c) makes the loop nests. Each file calls only files before
+ * it in that order, and wg_regions.c is below them all. Never leaves this folder.
  */
 #ifndef KILN_COMPILER_WORKGROUP_WG_REGIONS_H
 #define KILN_COMPILER_WORKGROUP_WG_REGIONS_H

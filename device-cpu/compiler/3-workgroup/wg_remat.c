@@ -1,10 +1,10 @@
 /*
- * Recomputing work-item ids, for the region transform (wg_regions.c, step 1). A value computed from
- * the local ids, ctx fields, the arguments and the prologue alone (get_local_id, get_global_id, an
- * index built from them) is as cheap to compute again as to keep: kept across a barrier it would
- * take a slot per work-item, a store in one region and a load in the next. So, before reg2mem, each
- * use of such a value in another block gets its own copy of the computation, and the value no
- * longer crosses a barrier. Copies within one region are merged again by O3.
+ * Recomputing work-item ids, for the region transform (wg_transform.c, step 1). A value
+ * computed from the local ids, ctx fields, the arguments and the prologue alone (get_local_id,
+ * get_global_id, an index built from them) is as cheap to compute again as to keep: kept across a
+ * barrier it would take a slot per work-item, a store in one region and a load in the next. So,
+ * before reg2mem, each use of such a value in another block gets its own copy of the computation,
+ * and the value no longer crosses a barrier. Copies within one region are merged again by O3.
  */
 #include "wg_regions.h"
 

@@ -1,5 +1,5 @@
 /*
- * The region transform's slots (wg_regions.c, step 3): which allocas get a copy per
+ * The region transform's slots (wg_transform.c, step 3): which allocas get a copy per
  * work-item in ctx->scratch and where, and the alias scopes that tell LLVM the slot
  * arrays apart.
  */

@@ -1,5 +1,5 @@
 /*
- * The region transform's uniformity analysis (wg_regions.c): which allocas can stay one
+ * The region transform's uniformity analysis (wg_transform.c): which allocas can stay one
  * copy for the whole work-group. The whole story is below.
  */
 #include "wg_regions.h"

@@ -12,7 +12,7 @@
  * Only barrier-free kernels are correct in this form: every work-item runs to the
  * end before the next starts. Kernels that can reach barrier() get another form,
  * chosen by KILN_BARRIER_STRATEGY: by default a flat wrapper (one call of the
- * kernel) that wg_regions.c turns into region loops; with "fibers" a
+ * kernel) that wg_transform.c turns into region loops; with "fibers" a
  * per-work-item function run on fibers (wg_fibers.c).
  *
  * Why the x loop vectorises without runtime alias checks: work-items of one group
@@ -227,7 +227,7 @@ static bool zero_offset(const struct kiln_cc_build *b, const struct kiln_cc_kern
 
 /*
  * With `flat` (kernels with barriers) the wrapper only unpacks the arguments,
- * calls the kernel once and returns; wg_regions.c builds its loops later.
+ * calls the kernel once and returns; wg_transform.c builds its loops later.
  */
 static enum kiln_cc_status build_wrapper(struct kiln_cc_build *b, unsigned k,
                                          struct wg_loops *loops, bool flat)

@@ -1,6 +1,6 @@
 /*
  * Stage 3, the work-group transform: what the drivers call, in the order they run it (IR
- * dumps 6 to 8). wg_wrapper.c makes one work-group function per kernel (with wg_regions.c's
+ * dumps 6 to 8). wg_wrapper.c makes one work-group function per kernel (with wg_transform.c's
  * passes or wg_fibers.c for kernels with barriers), lower_local.c places the kernel-scope
  * __local variables, check_support.c refuses what this compiler cannot run correctly.
  */

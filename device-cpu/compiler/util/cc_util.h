@@ -83,7 +83,7 @@ struct kiln_cc_build {
     unsigned id;          /* numbers this build's IR dumps */
     const char *dump_dir; /* KILN_DUMP_IR, or NULL */
     /*
-     * The region transform refused a kernel (3-workgroup/wg_regions.c): the build is then
+     * The region transform refused a kernel (3-workgroup/wg_transform.c): the build is then
      * made again with force_fibers, which puts every barrier kernel on fibers.
      */
     bool regions_refused;
