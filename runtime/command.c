@@ -21,7 +21,6 @@
 #include "rt_program.h"
 #include "rt_queue.h"
 #include "rt_recycle.h"
-#include "rt_svm.h"
 
 #include "kiln_abi.h"
 #include "kiln_alloc.h"
@@ -126,6 +125,14 @@ static void launch_done(struct kiln_dev_launch *l, cl_int status)
     complete(cmd, status);
 }
 
+/* clEnqueueSVMFree's command: its callback (the application's, or svm.c's), then the copy. */
+static void svm_free_run(struct kiln_rt_svm_free *f, cl_command_queue q)
+{
+    f->fn(q, f->num, f->ptrs, f->user_data);
+    free(f->ptrs);
+    f->ptrs = NULL;
+}
+
 static void launch(struct kiln_rt_command *cmd)
 {
     if (atomic_load_explicit(&cmd->dep_fail, memory_order_acquire)) {
@@ -164,7 +171,7 @@ static void launch(struct kiln_rt_command *cmd)
         return;
     case KILN_CMD_SVM_FREE:
         /* The callback runs here, on the thread that launches the command, no lock held. */
-        kiln_rt_svm_free_run(cmd);
+        svm_free_run(&cmd->u.svm_free, cmd->queue);
         complete(cmd, CL_COMPLETE);
         return;
     }

@@ -17,13 +17,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-cl_int kiln_rt_check_context(cl_context c)
-{
-    if (!kiln_rt_obj_is(c, KILN_TAG_CONTEXT))
-        return KILN_ERR(CL_INVALID_CONTEXT, "%p is not a context", (void *)c);
-    return CL_SUCCESS;
-}
-
 cl_int kiln_rt_context_has_device(cl_context c, cl_device_id d)
 {
     for (cl_uint i = 0; i < c->num_devices; i++)

@@ -56,13 +56,6 @@ static const cl_name_version c_features[] = {
     {CL_MAKE_VERSION(3, 0, 0), "__opencl_c_subgroups"},
 };
 
-cl_int kiln_rt_check_device(cl_device_id d)
-{
-    if (!kiln_rt_obj_is(d, KILN_TAG_DEVICE))
-        return KILN_ERR(CL_INVALID_DEVICE, "%p is not a device", (void *)d);
-    return CL_SUCCESS;
-}
-
 cl_int kiln_rt_check_device_type(cl_device_type type)
 {
     const cl_device_type known = CL_DEVICE_TYPE_DEFAULT | CL_DEVICE_TYPE_CPU | CL_DEVICE_TYPE_GPU |

@@ -23,13 +23,6 @@
 #include <pthread.h>
 #include <stdlib.h>
 
-static cl_int check_event(cl_event e)
-{
-    if (!kiln_rt_obj_is(e, KILN_TAG_EVENT))
-        return KILN_ERR(CL_INVALID_EVENT, "%p is not an event", (void *)e);
-    return CL_SUCCESS;
-}
-
 static void free_callbacks(struct kiln_rt_callback *cb)
 {
     while (cb) {
@@ -207,7 +200,7 @@ cl_int CL_API_CALL clWaitForEvents(cl_uint num_events, const cl_event *event_lis
         return KILN_ERR(CL_INVALID_VALUE, "num_events %u, event_list %p", num_events,
                         (void *)event_list);
     for (cl_uint i = 0; i < num_events; i++) {
-        cl_int err = check_event(event_list[i]);
+        cl_int err = kiln_rt_check_event(event_list[i]);
         if (err != CL_SUCCESS)
             return err;
         if (event_list[i]->context != event_list[0]->context)
@@ -224,7 +217,7 @@ cl_int CL_API_CALL clWaitForEvents(cl_uint num_events, const cl_event *event_lis
 cl_int CL_API_CALL clGetEventInfo(cl_event event, cl_event_info param_name, size_t param_value_size,
                                   void *param_value, size_t *param_value_size_ret)
 {
-    cl_int err = check_event(event);
+    cl_int err = kiln_rt_check_event(event);
     if (err != CL_SUCCESS)
         return err;
     cl_int st;
@@ -254,7 +247,7 @@ cl_int CL_API_CALL clGetEventProfilingInfo(cl_event event, cl_profiling_info par
                                            size_t param_value_size, void *param_value,
                                            size_t *param_value_size_ret)
 {
-    cl_int err = check_event(event);
+    cl_int err = kiln_rt_check_event(event);
     if (err != CL_SUCCESS)
         return err;
     if (!event->queue || !(event->queue->props & CL_QUEUE_PROFILING_ENABLE))
@@ -288,7 +281,7 @@ cl_int CL_API_CALL clGetEventProfilingInfo(cl_event event, cl_profiling_info par
 
 cl_int CL_API_CALL clRetainEvent(cl_event event)
 {
-    cl_int err = check_event(event);
+    cl_int err = kiln_rt_check_event(event);
     if (err == CL_SUCCESS)
         kiln_rt_obj_retain(&event->obj);
     return err;
@@ -296,7 +289,7 @@ cl_int CL_API_CALL clRetainEvent(cl_event event)
 
 cl_int CL_API_CALL clReleaseEvent(cl_event event)
 {
-    cl_int err = check_event(event);
+    cl_int err = kiln_rt_check_event(event);
     if (err == CL_SUCCESS)
         kiln_rt_obj_release(&event->obj);
     return err;
@@ -314,7 +307,7 @@ cl_event CL_API_CALL clCreateUserEvent(cl_context context, cl_int *errcode_ret)
 
 cl_int CL_API_CALL clSetUserEventStatus(cl_event event, cl_int execution_status)
 {
-    cl_int err = check_event(event);
+    cl_int err = kiln_rt_check_event(event);
     if (err != CL_SUCCESS)
         return err;
     if (event->type != CL_COMMAND_USER)
@@ -331,7 +324,7 @@ cl_int CL_API_CALL clSetEventCallback(cl_event event, cl_int type,
                                       void(CL_CALLBACK *fn)(cl_event, cl_int, void *),
                                       void *user_data)
 {
-    cl_int err = check_event(event);
+    cl_int err = kiln_rt_check_event(event);
     if (err == CL_SUCCESS &&
         (fn == NULL || (type != CL_SUBMITTED && type != CL_RUNNING && type != CL_COMPLETE)))
         err = KILN_ERR(CL_INVALID_VALUE, "pfn_notify %p, type %d", (void *)fn, type);

@@ -28,13 +28,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-cl_int kiln_rt_check_kernel(cl_kernel k)
-{
-    if (!kiln_rt_obj_is(k, KILN_TAG_KERNEL))
-        return KILN_ERR(CL_INVALID_KERNEL, "%p is not a kernel", (void *)k);
-    return CL_SUCCESS;
-}
-
 static void kernel_destroy(struct kiln_object *obj)
 {
     cl_kernel k = (cl_kernel)obj;

@@ -31,13 +31,6 @@
 #define BUFFER_ALIGN 128
 #define LARGE_BUFFER (2u * 1024 * 1024)
 
-cl_int kiln_rt_check_mem(cl_mem m)
-{
-    if (!kiln_rt_obj_is(m, KILN_TAG_MEM))
-        return KILN_ERR(CL_INVALID_MEM_OBJECT, "%p is not a memory object", (void *)m);
-    return CL_SUCCESS;
-}
-
 static void mem_destroy(struct kiln_object *obj)
 {
     cl_mem m = (cl_mem)obj;

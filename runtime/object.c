@@ -46,6 +46,35 @@ bool kiln_rt_obj_is(const void *p, enum kiln_tag tag)
     return obj && obj->tag == (uint32_t)tag;
 }
 
+cl_int kiln_rt_check_handle(const void *p, enum kiln_tag tag)
+{
+    if (kiln_rt_obj_is(p, tag))
+        return CL_SUCCESS;
+    switch (tag) {
+    case KILN_TAG_DEVICE:
+        return KILN_ERR(CL_INVALID_DEVICE, "%p is not a device", p);
+    case KILN_TAG_CONTEXT:
+        return KILN_ERR(CL_INVALID_CONTEXT, "%p is not a context", p);
+    case KILN_TAG_QUEUE:
+        return KILN_ERR(CL_INVALID_COMMAND_QUEUE, "%p is not a command queue", p);
+    case KILN_TAG_MEM:
+        return KILN_ERR(CL_INVALID_MEM_OBJECT, "%p is not a memory object", p);
+    case KILN_TAG_PROGRAM:
+        return KILN_ERR(CL_INVALID_PROGRAM, "%p is not a program", p);
+    case KILN_TAG_KERNEL:
+        return KILN_ERR(CL_INVALID_KERNEL, "%p is not a kernel", p);
+    case KILN_TAG_EVENT:
+        return KILN_ERR(CL_INVALID_EVENT, "%p is not an event", p);
+    case KILN_TAG_SAMPLER:
+        return KILN_ERR(CL_INVALID_SAMPLER, "%p is not a sampler", p);
+    case KILN_TAG_PLATFORM:
+        return KILN_ERR(CL_INVALID_PLATFORM, "%p is not a platform", p);
+    case KILN_TAG_DEAD:
+        break;
+    }
+    return KILN_ERR(CL_INVALID_VALUE, "%p is not a live object", p);
+}
+
 void kiln_rt_obj_retain(struct kiln_object *obj)
 {
     unsigned old = atomic_fetch_add_explicit(&obj->refs, 1, memory_order_relaxed);

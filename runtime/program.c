@@ -33,13 +33,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-cl_int kiln_rt_check_program(cl_program p)
-{
-    if (!kiln_rt_obj_is(p, KILN_TAG_PROGRAM))
-        return KILN_ERR(CL_INVALID_PROGRAM, "%p is not a program", (void *)p);
-    return CL_SUCCESS;
-}
-
 static void program_destroy(struct kiln_object *obj)
 {
     cl_program p = (cl_program)obj;

@@ -25,13 +25,6 @@
 /* Wait for every command enqueued so far in q (clFinish). */
 static cl_int finish(cl_command_queue q);
 
-cl_int kiln_rt_check_queue(cl_command_queue q)
-{
-    if (!kiln_rt_obj_is(q, KILN_TAG_QUEUE))
-        return KILN_ERR(CL_INVALID_COMMAND_QUEUE, "%p is not a command queue", (void *)q);
-    return CL_SUCCESS;
-}
-
 static void drop_outstanding(cl_command_queue q)
 {
     for (size_t i = 0; i < q->num_outstanding; i++)

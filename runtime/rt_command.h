@@ -69,9 +69,9 @@ struct kiln_rt_ndrange {
     unsigned num_held;
 };
 
-/* clEnqueueSVMFree: the application's callback, or clSVMFree of each pointer. */
+/* clEnqueueSVMFree: the application's callback, or svm.c's, which clSVMFree's each pointer. */
 struct kiln_rt_svm_free {
-    void(CL_CALLBACK *fn)(cl_command_queue, cl_uint, void *[], void *);
+    void(CL_CALLBACK *fn)(cl_command_queue, cl_uint, void *[], void *); /* never NULL */
     void *user_data;
     void **ptrs; /* a copy, malloc'd */
     cl_uint num;

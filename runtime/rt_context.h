@@ -27,7 +27,6 @@ struct _cl_context {
     struct kiln_rt_svm *svm;        /* under lock: clSVMAlloc allocations, newest first */
 };
 
-cl_int kiln_rt_check_context(cl_context c);
 /* CL_SUCCESS when `d` is a device of `c`, else CL_INVALID_DEVICE with a message. */
 cl_int kiln_rt_context_has_device(cl_context c, cl_device_id d);
 

@@ -59,7 +59,6 @@ extern struct _cl_device_id kiln_rt_device;
 #define KILN_RT_MAX_PARAMETER_SIZE       ((size_t)1024)
 
 cl_int kiln_rt_check_platform(cl_platform_id p);
-cl_int kiln_rt_check_device(cl_device_id d);
 /* The affinity domains `d` can be partitioned by (CL_DEVICE_PARTITION_AFFINITY_DOMAIN). */
 cl_device_affinity_domain kiln_rt_device_affinity_domains(cl_device_id d);
 /* Internal references to a device: counted for sub-devices, nothing for the root device. */

@@ -40,7 +40,6 @@ struct _cl_mem {
     struct kiln_rt_callback *dtors; /* under lock: destructor callbacks, newest first */
 };
 
-cl_int kiln_rt_check_mem(cl_mem m);
 /*
  * A memory object of `type` (buffer or pipe) and `size` bytes over the caller's
  * host_ptr (CL_MEM_USE_HOST_PTR) or a new allocation, 128-byte aligned. Flags

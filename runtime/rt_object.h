@@ -48,6 +48,40 @@ void kiln_rt_obj_init(struct kiln_object *obj, enum kiln_tag tag,
                       void (*destroy)(struct kiln_object *obj));
 /* True when `p` is a live object of kind `tag`. */
 bool kiln_rt_obj_is(const void *p, enum kiln_tag tag);
+/*
+ * CL_SUCCESS when `p` is a live object of kind `tag`, else the specification's error for
+ * that kind of handle (CL_INVALID_CONTEXT, CL_INVALID_COMMAND_QUEUE, ...), with the reason
+ * under KILN_DEBUG=err. Every entry point checks its handles through these.
+ */
+cl_int kiln_rt_check_handle(const void *p, enum kiln_tag tag);
+static inline cl_int kiln_rt_check_device(cl_device_id d)
+{
+    return kiln_rt_check_handle(d, KILN_TAG_DEVICE);
+}
+static inline cl_int kiln_rt_check_context(cl_context c)
+{
+    return kiln_rt_check_handle(c, KILN_TAG_CONTEXT);
+}
+static inline cl_int kiln_rt_check_queue(cl_command_queue q)
+{
+    return kiln_rt_check_handle(q, KILN_TAG_QUEUE);
+}
+static inline cl_int kiln_rt_check_mem(cl_mem m)
+{
+    return kiln_rt_check_handle(m, KILN_TAG_MEM);
+}
+static inline cl_int kiln_rt_check_program(cl_program p)
+{
+    return kiln_rt_check_handle(p, KILN_TAG_PROGRAM);
+}
+static inline cl_int kiln_rt_check_kernel(cl_kernel k)
+{
+    return kiln_rt_check_handle(k, KILN_TAG_KERNEL);
+}
+static inline cl_int kiln_rt_check_event(cl_event e)
+{
+    return kiln_rt_check_handle(e, KILN_TAG_EVENT);
+}
 void kiln_rt_obj_retain(struct kiln_object *obj);
 void kiln_rt_obj_release(struct kiln_object *obj);
 void kiln_rt_obj_hold(struct kiln_object *obj);

@@ -59,14 +59,12 @@ struct _cl_kernel {
     struct kiln_rt_arg *args;
 };
 
-cl_int kiln_rt_check_program(cl_program p);
 /* Make `arg` argument `index` of the kernel (under its lock), freeing the old value. */
 void kiln_rt_kernel_store_arg(cl_kernel kernel, cl_uint index, struct kiln_rt_arg arg);
 /* The program's devices: the one a binary was given for, else every device of its context. */
 const cl_device_id *kiln_rt_program_devices(cl_program p, cl_uint *n);
 /* CL_SUCCESS when `d` is one of them, else CL_INVALID_DEVICE with a message. */
 cl_int kiln_rt_program_has_device(cl_program p, cl_device_id d);
-cl_int kiln_rt_check_kernel(cl_kernel k);
 /* The compiler library's function table, loaded on first use. */
 cl_int kiln_rt_compiler(const struct kiln_cc_interface **out);
 

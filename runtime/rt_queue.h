@@ -31,6 +31,4 @@ struct _cl_command_queue {
     struct kiln_rt_recycler cmd_blocks, event_blocks;
 };
 
-cl_int kiln_rt_check_queue(cl_command_queue q);
-
 #endif

@@ -7,11 +7,7 @@
 #include <CL/cl.h>
 #include <stddef.h>
 
-struct kiln_rt_command;
-
 struct kiln_rt_svm;
-/* Run a clEnqueueSVMFree command: the callback or clSVMFree of each pointer. */
-void kiln_rt_svm_free_run(struct kiln_rt_command *cmd);
 /* Free what clSVMAlloc gave out in `c` and clSVMFree did not take back (c is dying). */
 void kiln_rt_svm_free_all(cl_context c);
 /* When `p` lies inside one of c's SVM allocations, the bytes from p to its end; else 0. */

@@ -136,6 +136,14 @@ size_t kiln_rt_svm_extent(cl_context context, const void *p)
 
 /* ---- commands ----------------------------------------------------------------- */
 
+/* clEnqueueSVMFree without a callback: clSVMFree of each pointer, run as the command. */
+static void CL_CALLBACK free_each(cl_command_queue q, cl_uint num, void *ptrs[], void *user_data)
+{
+    (void)user_data;
+    for (cl_uint i = 0; i < num; i++)
+        clSVMFree(q->context, ptrs[i]);
+}
+
 cl_int CL_API_CALL clEnqueueSVMFree(cl_command_queue q, cl_uint num, void *ptrs[],
                                     void(CL_CALLBACK *fn)(cl_command_queue, cl_uint, void *[],
                                                           void *),
@@ -166,22 +174,9 @@ cl_int CL_API_CALL clEnqueueSVMFree(cl_command_queue q, cl_uint num, void *ptrs[
     if (num)
         memcpy(f->ptrs, ptrs, num * sizeof(void *));
     f->num = num;
-    f->fn = fn;
+    f->fn = fn ? fn : free_each;
     f->user_data = user_data;
     return kiln_rt_command_submit(cmd, n, list, event, false);
-}
-
-void kiln_rt_svm_free_run(struct kiln_rt_command *cmd)
-{
-    struct kiln_rt_svm_free *f = &cmd->u.svm_free;
-    if (f->fn) {
-        f->fn(cmd->queue, f->num, f->ptrs, f->user_data);
-    } else {
-        for (cl_uint i = 0; i < f->num; i++)
-            clSVMFree(cmd->queue->context, f->ptrs[i]);
-    }
-    free(f->ptrs);
-    f->ptrs = NULL;
 }
 
 cl_int CL_API_CALL clEnqueueSVMMemcpy(cl_command_queue q, cl_bool blocking, void *dst,
