@@ -360,3 +360,32 @@ cl_int kiln_rt_command_submit(struct kiln_rt_command *cmd, cl_uint num_events,
         *event_ret = ev;
     return result;
 }
+
+/* Build and submit a byte-moving command. mem_a and mem_b are held until it completes. */
+cl_int kiln_rt_submit_bytes(cl_command_queue q, enum kiln_rt_cmd_kind kind, cl_command_type type,
+                            void *dst, const void *src, size_t size, cl_mem mem_a, cl_mem mem_b,
+                            const void *pattern, size_t pattern_size, cl_bool blocking, cl_uint n,
+                            const cl_event *list, cl_event *event)
+{
+    struct kiln_rt_command *cmd = NULL;
+    cl_int err = kiln_rt_command_create(q, kind, type, &cmd);
+    if (err != CL_SUCCESS)
+        return err;
+    cmd->u.copy.dst = dst;
+    cmd->u.copy.src = src;
+    cmd->u.copy.size = size;
+    if (pattern) {
+        memcpy(cmd->u.copy.pattern_store, pattern, pattern_size);
+        cmd->u.copy.pattern = cmd->u.copy.pattern_store;
+        cmd->u.copy.pattern_size = pattern_size;
+    }
+    if (mem_a) {
+        cmd->mems[0] = mem_a;
+        kiln_rt_obj_hold(&mem_a->obj);
+    }
+    if (mem_b) {
+        cmd->mems[1] = mem_b;
+        kiln_rt_obj_hold(&mem_b->obj);
+    }
+    return kiln_rt_command_submit(cmd, n, list, event, blocking);
+}

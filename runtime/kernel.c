@@ -152,7 +152,8 @@ cl_int CL_API_CALL clReleaseKernel(cl_kernel kernel)
     return err;
 }
 
-void kiln_rt_kernel_store_arg(cl_kernel kernel, cl_uint index, struct kiln_rt_arg arg)
+/* Make `arg` argument `index` of the kernel (under its lock), freeing the old value. */
+static void store_arg(cl_kernel kernel, cl_uint index, struct kiln_rt_arg arg)
 {
     pthread_mutex_lock(&kernel->lock);
     unsigned char *old = kernel->args[index].value;
@@ -265,7 +266,7 @@ cl_int CL_API_CALL clSetKernelArg(cl_kernel kernel, cl_uint arg_index, size_t ar
         return KILN_ERR(CL_INVALID_ARG_VALUE, "argument %u is of a kind Kiln cannot pass yet",
                         arg_index);
     }
-    kiln_rt_kernel_store_arg(kernel, arg_index, next);
+    store_arg(kernel, arg_index, next);
     return CL_SUCCESS;
 }
 
@@ -863,4 +864,50 @@ cl_kernel CL_API_CALL clCloneKernel(cl_kernel source_kernel, cl_int *errcode_ret
     }
     kiln_set_errcode(errcode_ret, err);
     return k;
+}
+
+/* ---- shared virtual memory (the kernel side of docs/runtime.md, SVM) ------------ */
+
+cl_int CL_API_CALL clSetKernelArgSVMPointer(cl_kernel kernel, cl_uint arg_index,
+                                            const void *arg_value)
+{
+    cl_int err = kiln_rt_check_kernel(kernel);
+    if (err != CL_SUCCESS)
+        return err;
+    if (arg_index >= kernel->cc->num_args)
+        return KILN_ERR(CL_INVALID_ARG_INDEX, "index %u, kernel %s has %u arguments", arg_index,
+                        kernel->cc->name, kernel->cc->num_args);
+    enum kiln_cc_arg_kind kind = kernel->cc->args[arg_index].kind;
+    if (kind != KILN_CC_ARG_GLOBAL_PTR && kind != KILN_CC_ARG_CONSTANT_PTR)
+        return KILN_ERR(CL_INVALID_ARG_INDEX, "argument %u is not a __global or __constant pointer",
+                        arg_index);
+    /* Fine-grained system SVM: any address, NULL included, is a valid argument. */
+    struct kiln_rt_arg next = {.set = true, .size = sizeof(void *), .svm = (void *)arg_value};
+    store_arg(kernel, arg_index, next);
+    return CL_SUCCESS;
+}
+
+cl_int CL_API_CALL clSetKernelExecInfo(cl_kernel kernel, cl_kernel_exec_info param_name,
+                                       size_t size, const void *value)
+{
+    cl_int err = kiln_rt_check_kernel(kernel);
+    if (err != CL_SUCCESS)
+        return err;
+    switch (param_name) {
+    case CL_KERNEL_EXEC_INFO_SVM_PTRS:
+        /* Every address is visible to kernels: the list needs no keeping. An empty list
+         * (0, NULL) unsets an earlier one. */
+        if (size % sizeof(void *) || (value == NULL) != (size == 0))
+            return KILN_ERR(CL_INVALID_VALUE, "CL_KERNEL_EXEC_INFO_SVM_PTRS: %zu bytes at %p", size,
+                            value);
+        return CL_SUCCESS;
+    case CL_KERNEL_EXEC_INFO_SVM_FINE_GRAIN_SYSTEM:
+        if (size != sizeof(cl_bool) || value == NULL)
+            return KILN_ERR(CL_INVALID_VALUE,
+                            "CL_KERNEL_EXEC_INFO_SVM_FINE_GRAIN_SYSTEM: %zu bytes at %p", size,
+                            value);
+        return CL_SUCCESS;
+    default:
+        return KILN_ERR(CL_INVALID_VALUE, "unknown exec info 0x%x", param_name);
+    }
 }

@@ -59,8 +59,6 @@ struct _cl_kernel {
     struct kiln_rt_arg *args;
 };
 
-/* Make `arg` argument `index` of the kernel (under its lock), freeing the old value. */
-void kiln_rt_kernel_store_arg(cl_kernel kernel, cl_uint index, struct kiln_rt_arg arg);
 /* The program's devices: the one a binary was given for, else every device of its context. */
 const cl_device_id *kiln_rt_program_devices(cl_program p, cl_uint *n);
 /* CL_SUCCESS when `d` is one of them, else CL_INVALID_DEVICE with a message. */

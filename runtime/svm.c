@@ -1,6 +1,6 @@
 /*
- * Shared virtual memory (clSVMAlloc, clSVMFree, the clEnqueueSVM* commands,
- * clSetKernelArgSVMPointer, clSetKernelExecInfo).
+ * Shared virtual memory (clSVMAlloc, clSVMFree, the clEnqueueSVM* commands; the
+ * kernel side, clSetKernelArgSVMPointer and clSetKernelExecInfo, is in kernel.c).
  *
  * Host and device are the same processor with one address space, so every kind of SVM
  * is plain memory: coarse- and fine-grained buffers are allocations the context keeps
@@ -17,11 +17,9 @@
 #include "rt_context.h"
 #include "rt_debug.h"
 #include "rt_device.h"
-#include "rt_program.h"
 #include "rt_queue.h"
 
 #include "kiln_alloc.h"
-#include "kiln_cc.h"
 
 #include <pthread.h>
 #include <stdint.h>
@@ -280,50 +278,4 @@ cl_int CL_API_CALL clEnqueueSVMMigrateMem(cl_command_queue q, cl_uint num, const
     if (err == CL_SUCCESS)
         err = nothing_to_move(q, CL_COMMAND_SVM_MIGRATE_MEM, CL_FALSE, n, list, event);
     return err;
-}
-
-/* ---- kernels ------------------------------------------------------------------- */
-
-cl_int CL_API_CALL clSetKernelArgSVMPointer(cl_kernel kernel, cl_uint arg_index,
-                                            const void *arg_value)
-{
-    cl_int err = kiln_rt_check_kernel(kernel);
-    if (err != CL_SUCCESS)
-        return err;
-    if (arg_index >= kernel->cc->num_args)
-        return KILN_ERR(CL_INVALID_ARG_INDEX, "index %u, kernel %s has %u arguments", arg_index,
-                        kernel->cc->name, kernel->cc->num_args);
-    enum kiln_cc_arg_kind kind = kernel->cc->args[arg_index].kind;
-    if (kind != KILN_CC_ARG_GLOBAL_PTR && kind != KILN_CC_ARG_CONSTANT_PTR)
-        return KILN_ERR(CL_INVALID_ARG_INDEX, "argument %u is not a __global or __constant pointer",
-                        arg_index);
-    /* Fine-grained system SVM: any address, NULL included, is a valid argument. */
-    struct kiln_rt_arg next = {.set = true, .size = sizeof(void *), .svm = (void *)arg_value};
-    kiln_rt_kernel_store_arg(kernel, arg_index, next);
-    return CL_SUCCESS;
-}
-
-cl_int CL_API_CALL clSetKernelExecInfo(cl_kernel kernel, cl_kernel_exec_info param_name,
-                                       size_t size, const void *value)
-{
-    cl_int err = kiln_rt_check_kernel(kernel);
-    if (err != CL_SUCCESS)
-        return err;
-    switch (param_name) {
-    case CL_KERNEL_EXEC_INFO_SVM_PTRS:
-        /* Every address is visible to kernels: the list needs no keeping. An empty list
-         * (0, NULL) unsets an earlier one. */
-        if (size % sizeof(void *) || (value == NULL) != (size == 0))
-            return KILN_ERR(CL_INVALID_VALUE, "CL_KERNEL_EXEC_INFO_SVM_PTRS: %zu bytes at %p", size,
-                            value);
-        return CL_SUCCESS;
-    case CL_KERNEL_EXEC_INFO_SVM_FINE_GRAIN_SYSTEM:
-        if (size != sizeof(cl_bool) || value == NULL)
-            return KILN_ERR(CL_INVALID_VALUE,
-                            "CL_KERNEL_EXEC_INFO_SVM_FINE_GRAIN_SYSTEM: %zu bytes at %p", size,
-                            value);
-        return CL_SUCCESS;
-    default:
-        return KILN_ERR(CL_INVALID_VALUE, "unknown exec info 0x%x", param_name);
-    }
 }
