@@ -163,15 +163,23 @@ cl_int kiln_cpu_exec_ndrange(struct kiln_dev *dev, struct kiln_dev_ndrange *nd,
 
 /* ---- copies and fills ------------------------------------------------------------ */
 
+/* The bytes [*begin, *end) of slices [first, first + count): the last slice may be short. */
+static void slices(const struct kiln_dev_bytes *c, size_t first, size_t count, size_t *begin,
+                   size_t *end)
+{
+    *begin = first * SLICE_BYTES;
+    *end = (first + count) * SLICE_BYTES;
+    if (*end > c->size)
+        *end = c->size;
+}
+
 static void run_copy(struct kiln_sched_job *job, size_t first, size_t count,
                      const struct kiln_sched_worker *w)
 {
     (void)w;
     const struct kiln_dev_bytes *c = job->user;
-    size_t begin = first * SLICE_BYTES;
-    size_t end = (first + count) * SLICE_BYTES;
-    if (end > c->size)
-        end = c->size;
+    size_t begin, end;
+    slices(c, first, count, &begin, &end);
     memmove(c->dst + begin, c->src + begin, end - begin);
 }
 
@@ -180,10 +188,8 @@ static void run_fill(struct kiln_sched_job *job, size_t first, size_t count,
 {
     (void)w;
     const struct kiln_dev_bytes *c = job->user;
-    size_t begin = first * SLICE_BYTES;
-    size_t end = (first + count) * SLICE_BYTES;
-    if (end > c->size)
-        end = c->size;
+    size_t begin, end;
+    slices(c, first, count, &begin, &end);
     /*
      * SLICE_BYTES and the size are multiples of every pattern size (1..128, powers of
      * two), so a slice is whole patterns. A one-byte pattern is memset; any other is copied
