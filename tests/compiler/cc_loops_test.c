@@ -1,0 +1,437 @@
+/*
+ * Compiler tests of the loop stage (4-loops): narrowed, strided and split work-item loops, and
+ * work-item loops that contain loops vectorised across work-items (docs/compiler.md, "Stages").
+ *
+ * Usage: kiln-cc-loops-test LIBKILN_CC.so TEST (cc_harness.c).
+ */
+#define _POSIX_C_SOURCE 200809L
+#include "cc_harness.h"
+
+#include <math.h>
+
+/*
+ * A region only the first v work-items act in (`if (l < v)` between barriers) becomes a
+ * loop over min(local size, v) work-items without the test (narrow_loops.c), so the
+ * vectoriser needs no masked stores: right for v of 0, inside and beyond the group.
+ */
+static int test_narrow_loops(void)
+{
+    static const char src[] = "__attribute__((reqd_work_group_size(64, 1, 1)))\n"
+                              "kernel void tree(global int *out, local int *t, uint v)\n"
+                              "{\n"
+                              "    size_t l = get_local_id(0);\n"
+                              "    t[l] = (int)l * 3;\n"
+                              "    barrier(CLK_LOCAL_MEM_FENCE);\n"
+                              "    if (l < v)\n"
+                              "        t[l] += (int)(63 - l) * 7 + 1000;\n"
+                              "    barrier(CLK_LOCAL_MEM_FENCE);\n"
+                              "    out[get_global_id(0)] = t[l];\n"
+                              "}\n";
+    unsetenv("KILN_BARRIER_STRATEGY");
+    char *text = ct_dumped_ir(src, NULL, "optimized");
+    CHECK(text);
+    CHECK(strstr(text, "llvm.masked.store") == NULL);
+    free(text);
+
+    struct kiln_cc_program *p = ct_build_ok(src, NULL);
+    CHECK(p);
+    const struct kiln_cc_kernel *k = ct_find_kernel(p, "tree");
+    CHECK(k);
+    enum { LS = 64, GROUPS = 3, N = LS * GROUPS };
+    size_t bytes = k->scratch_fixed + k->scratch_per_item * LS + KILN_SCRATCH_ALIGN;
+    unsigned char *scratch =
+        aligned_alloc(KILN_SCRATCH_ALIGN,
+                      (bytes + KILN_SCRATCH_ALIGN - 1) / KILN_SCRATCH_ALIGN * KILN_SCRATCH_ALIGN);
+    CHECK(scratch);
+    static _Alignas(KILN_LOCAL_ALIGN) int arena[LS];
+    static const unsigned vs[] = {0, 1, 17, 63, 64, 100, 0xffffffffu};
+    for (size_t i = 0; i < sizeof(vs) / sizeof(vs[0]); i++) {
+        int out[N];
+        memset(out, 0xff, sizeof(out));
+        int *po = out;
+        size_t local_offset = 0;
+        unsigned v = vs[i];
+        void *args[] = {&po, &local_offset, &v};
+        struct kiln_wg_ctx c;
+        memset(&c, 0, sizeof(c));
+        c.work_dim = 1;
+        c.local_mem = arena;
+        c.scratch = scratch;
+        c.scratch_size = bytes;
+        c.global_size[0] = N;
+        c.enqueued_local_size[0] = c.local_size[0] = LS;
+        c.num_groups[0] = GROUPS;
+        for (int d = 1; d < 3; d++)
+            c.global_size[d] = c.enqueued_local_size[d] = c.local_size[d] = c.num_groups[d] = 1;
+        for (size_t g = 0; g < GROUPS; g++) {
+            c.group_id[0] = g;
+            k->wg(args, &c);
+        }
+        for (int j = 0; j < N; j++) {
+            int l = j % LS, want = 3 * l + ((unsigned)l < v ? 7 * (63 - l) + 1000 : 0);
+            if (out[j] != want) {
+                fprintf(stderr, "v %u: out[%d] is %d, expected %d\n", v, j, out[j], want);
+                return 1;
+            }
+        }
+    }
+    free(scratch);
+    ct_cc->destroy(p);
+    return 0;
+}
+
+#define NBODY_SOURCE                                                                               \
+    "kernel void nbody(global const float4 *restrict pos, global float4 *restrict acc,\n"          \
+    "                  int n, float eps2)\n"                                                       \
+    "{\n"                                                                                          \
+    "    size_t i = get_global_id(0);\n"                                                           \
+    "    float4 p = pos[i];\n"                                                                     \
+    "    float ax = 0.0f, ay = 0.0f, az = 0.0f;\n"                                                 \
+    "    for (int j = 0; j < n; j++) {\n"                                                          \
+    "        float4 q = pos[j];\n"                                                                 \
+    "        float dx = q.x - p.x, dy = q.y - p.y, dz = q.z - p.z;\n"                              \
+    "        float inv = rsqrt(dx * dx + dy * dy + dz * dz + eps2);\n"                             \
+    "        float s = q.w * inv * inv * inv;\n"                                                   \
+    "        ax += dx * s;\n"                                                                      \
+    "        ay += dy * s;\n"                                                                      \
+    "        az += dz * s;\n"                                                                      \
+    "    }\n"                                                                                      \
+    "    acc[i] = (float4)(ax, ay, az, 0.0f);\n"                                                   \
+    "}\n"
+
+/*
+ * The n-body kernel of tests/perf: its work-item loop holds a loop over all bodies
+ * (the same trip count for every work-item). It is vectorised across work-items:
+ * rsqrt (sqrt and a divide) and the accumulators' multiply-adds on vectors of at
+ * least 4 lanes, the accumulators vector phis, and the inner loop's loads of one
+ * body, the same for every lane, plain loads rather than gathers (the only gathers
+ * left load each lane's own body, outside the inner loop). Results against a
+ * double-precision sum, in groups that leave a remainder.
+ */
+static int test_outer_nbody(void)
+{
+    enum { N = 100 };
+    static float pos[4 * N], acc[4 * N];
+    struct kiln_cc_program *p = NULL;
+    char *log = NULL;
+    char *ir = ct_build_dumped_ir(NBODY_SOURCE, NULL, "optimized", &p, &log);
+    CHECK(ir && p);
+    CHECK(log && log[0] == '\0');
+    free(log);
+    char *fn = ct_wg_function(ir, "nbody");
+    CHECK(fn);
+    unsigned lanes = ct_widest_vector_phi(fn, "float");
+    size_t gathers = ct_count_of(fn, "@llvm.masked.gather");
+    printf("kiln.wg.nbody: vector phis of %u floats, %zu gathers\n", lanes, gathers);
+    CHECK(lanes >= 4);
+    CHECK(strstr(fn, "@llvm.sqrt.v") && strstr(fn, "fdiv <"));
+    CHECK(strstr(fn, "@llvm.fmuladd.v"));
+    CHECK(gathers <= 4);
+    free(fn);
+    free(ir);
+
+    const struct kiln_cc_kernel *k = ct_find_kernel(p, "nbody");
+    CHECK(k);
+    unsigned s = 7;
+    for (int i = 0; i < 4 * N; i++) {
+        s = s * 1103515245u + 12345u;
+        float u = (float)((s >> 8) & 0xffff) / 65536.0f;
+        pos[i] = (i % 4 == 3) ? 0.5f + u : 10.0f * u - 5.0f;
+    }
+    int n = N;
+    float eps2 = 0.01f, *pp = pos, *pa = acc;
+    void *args[] = {&pp, &pa, &n, &eps2};
+    static const size_t locals[] = {16, 13, 100};
+    for (size_t l = 0; l < 3; l++) {
+        memset(acc, 0xff, sizeof(acc));
+        size_t off = 0, gs = N, ls = locals[l];
+        ct_run_ndrange(k, args, 1, &off, &gs, &ls, NULL);
+        for (int i = 0; i < N; i++) {
+            double want[3] = {0, 0, 0}, mag[3] = {0, 0, 0};
+            for (int j = 0; j < N; j++) {
+                double d[3] = {(double)pos[4 * j] - pos[4 * i],
+                               (double)pos[4 * j + 1] - pos[4 * i + 1],
+                               (double)pos[4 * j + 2] - pos[4 * i + 2]};
+                double r2 = d[0] * d[0] + d[1] * d[1] + d[2] * d[2] + eps2;
+                double f = pos[4 * j + 3] / (r2 * sqrt(r2));
+                for (int c = 0; c < 3; c++) {
+                    want[c] += d[c] * f;
+                    mag[c] += fabs(d[c] * f);
+                }
+            }
+            for (int c = 0; c < 3; c++)
+                CHECK(fabs(acc[4 * i + c] - want[c]) <= 1e-4 * mag[c]);
+            CHECK(acc[4 * i + 3] == 0.0f);
+        }
+    }
+    ct_cc->destroy(p);
+    return 0;
+}
+
+/*
+ * Work-item loops holding loops of every kind, against host references: a nested
+ * loop nest with the same trip counts for every work-item calling math builtins
+ * (vectorised across work-items), a double one (vectorised), a trip count that
+ * differs per work-item, a loop left early by a break, a loop reading a private
+ * array, a loop with a uniform trip count whose body branches on the data, and one
+ * doing atomics (these five stay scalar across work-items). Each in groups of 16, 13 and 45
+ * work-items (45 in all), and the build log stays empty: no missed-vectorisation warning.
+ */
+static int test_outer_loops(void)
+{
+    static const char src[] =
+        "kernel void nest(global const float *a, global float *out, int n, int m)\n"
+        "{\n"
+        "    size_t i = get_global_id(0);\n"
+        "    float x = a[i], s = 0.0f;\n"
+        "    int c = 0;\n"
+        "    for (int j = 0; j < n; j++)\n"
+        "        for (int k = 0; k < m; k++) {\n"
+        "            float y = a[j] + (float)k;\n"
+        "            s += fmin(sqrt(fabs(x - y) + 1.0f), 3.0f) + fma(x, y, 0.5f) * rsqrt(y * y + "
+        "1.0f);\n"
+        "            c += (int)(i ^ (size_t)j) & 3;\n"
+        "        }\n"
+        "    out[i] = s + (float)c;\n"
+        "}\n"
+        "kernel void dbl(global const double *a, global double *out, int n)\n"
+        "{\n"
+        "    size_t i = get_global_id(0);\n"
+        "    double s = 0.0;\n"
+        "    for (int j = 0; j < n; j++) {\n"
+        "        double d = a[j] - a[i];\n"
+        "        s += d * rsqrt(d * d + 0.25);\n"
+        "    }\n"
+        "    out[i] = s;\n"
+        "}\n"
+        "kernel void varying(global const float *a, global float *out)\n"
+        "{\n"
+        "    size_t i = get_global_id(0);\n"
+        "    float s = 0.0f;\n"
+        "    for (size_t j = 0; j < i % 7; j++)\n"
+        "        s += a[j] * a[i];\n"
+        "    out[i] = s;\n"
+        "}\n"
+        "kernel void early(global const float *a, global float *out, int n)\n"
+        "{\n"
+        "    size_t i = get_global_id(0);\n"
+        "    int j = 0;\n"
+        "    for (; j < n; j++)\n"
+        "        if (a[j] > a[i])\n"
+        "            break;\n"
+        "    out[i] = (float)j;\n"
+        "}\n"
+        "kernel void priv(global const float *a, global float *out, int n)\n"
+        "{\n"
+        "    size_t i = get_global_id(0);\n"
+        "    float t[8];\n"
+        "    for (int k = 0; k < 8; k++)\n"
+        "        t[k] = a[i] * (float)k;\n"
+        "    float s = 0.0f;\n"
+        "    for (int j = 0; j < n; j++)\n"
+        "        s += t[(j + (int)i) % 8] * a[j];\n"
+        "    out[i] = s;\n"
+        "}\n"
+        "kernel void branchy(global const float *a, global float *out, int n)\n"
+        "{\n"
+        "    size_t i = get_global_id(0);\n"
+        "    float s = 0.0f;\n"
+        "    for (int j = 0; j < n; j++) {\n"
+        "        if (a[j] > 0.0f)\n"
+        "            s += exp(a[j] - a[i]);\n"
+        "        else\n"
+        "            s -= a[j];\n"
+        "    }\n"
+        "    out[i] = s;\n"
+        "}\n"
+        "kernel void atom(global const float *a, volatile global int *h, int n)\n"
+        "{\n"
+        "    size_t i = get_global_id(0);\n"
+        "    for (int j = 0; j < n; j++)\n"
+        "        atomic_add(&h[(int)(a[j] * 4.0f) & 7], (int)(i & 3));\n"
+        "}\n";
+    enum { N = 45, NJ = 23, MK = 5 };
+    static int h[8];
+    static float a[N], out[N];
+    static double ad[N], outd[N];
+    struct kiln_cc_program *p = NULL;
+    char *log = NULL;
+    char *ir = ct_build_dumped_ir(src, NULL, "optimized", &p, &log);
+    CHECK(ir && p);
+    if (log && log[0])
+        fprintf(stderr, "log: %s\n", log);
+    CHECK(log && log[0] == '\0');
+    free(log);
+    static const char *const vectorised[] = {"nest", "dbl"};
+    for (size_t v = 0; v < 2; v++) {
+        char *fn = ct_wg_function(ir, vectorised[v]);
+        CHECK(fn);
+        unsigned lanes = ct_widest_vector_phi(fn, v == 0 ? "float" : "double");
+        printf("kiln.wg.%s: vector phis of %u lanes\n", vectorised[v], lanes);
+        CHECK(lanes >= 4);
+        CHECK(strstr(fn, "@llvm.sqrt.v"));
+        free(fn);
+    }
+    free(ir);
+
+    for (int i = 0; i < N; i++) {
+        a[i] = (float)((i * 37) % 19) * 0.25f - 2.0f;
+        ad[i] = (double)a[i] * 1.5;
+    }
+    int n = NJ, m = MK;
+    float *pa = a, *po = out;
+    double *pad = ad, *pod = outd;
+    static const size_t locals[] = {16, 13, 45};
+    for (size_t l = 0; l < 3; l++) {
+        size_t off = 0, gs = N, ls = locals[l];
+        const struct kiln_cc_kernel *k = ct_find_kernel(p, "nest");
+        CHECK(k);
+        void *args4[] = {&pa, &po, &n, &m};
+        memset(out, 0xff, sizeof(out));
+        ct_run_ndrange(k, args4, 1, &off, &gs, &ls, NULL);
+        for (int i = 0; i < N; i++) {
+            double s = 0.0, mag = 0.0;
+            int c = 0;
+            for (int j = 0; j < NJ; j++)
+                for (int q = 0; q < MK; q++) {
+                    double y = (double)a[j] + q;
+                    double t = fmin(sqrt(fabs(a[i] - y) + 1.0), 3.0) +
+                               ((double)a[i] * y + 0.5) / sqrt(y * y + 1.0);
+                    s += t;
+                    mag += fabs(t);
+                    c += (i ^ j) & 3;
+                }
+            CHECK(fabs(out[i] - (s + c)) <= 1e-5 * (mag + c));
+        }
+
+        k = ct_find_kernel(p, "dbl");
+        CHECK(k);
+        void *argsd[] = {&pad, &pod, &n};
+        memset(outd, 0xff, sizeof(outd));
+        ct_run_ndrange(k, argsd, 1, &off, &gs, &ls, NULL);
+        for (int i = 0; i < N; i++) {
+            double s = 0.0, mag = 0.0;
+            for (int j = 0; j < NJ; j++) {
+                double d = ad[j] - ad[i];
+                s += d / sqrt(d * d + 0.25);
+                mag += fabs(d / sqrt(d * d + 0.25));
+            }
+            CHECK(fabs(outd[i] - s) <= 1e-12 * mag);
+        }
+
+        void *args2[] = {&pa, &po};
+        void *args3[] = {&pa, &po, &n};
+        static const char *const scalar[] = {"varying", "early", "priv", "branchy"};
+        for (size_t sk = 0; sk < 4; sk++) {
+            k = ct_find_kernel(p, scalar[sk]);
+            CHECK(k);
+            memset(out, 0xff, sizeof(out));
+            ct_run_ndrange(k, sk == 0 ? args2 : args3, 1, &off, &gs, &ls, NULL);
+            for (int i = 0; i < N; i++) {
+                double want = 0.0, mag = 0.0;
+                if (sk == 0) {
+                    for (int j = 0; j < i % 7; j++) {
+                        want += (double)a[j] * a[i];
+                        mag += fabs((double)a[j] * a[i]);
+                    }
+                } else if (sk == 1) {
+                    int j = 0;
+                    while (j < NJ && !(a[j] > a[i]))
+                        j++;
+                    want = j;
+                } else if (sk == 2) {
+                    for (int j = 0; j < NJ; j++) {
+                        double t = (double)a[i] * ((j + i) % 8) * a[j];
+                        want += t;
+                        mag += fabs(t);
+                    }
+                } else {
+                    for (int j = 0; j < NJ; j++) {
+                        double t = a[j] > 0.0f ? exp((double)a[j] - a[i]) : -(double)a[j];
+                        want += t;
+                        mag += fabs(t);
+                    }
+                }
+                if (!(fabs(out[i] - want) <= 1e-5 * mag))
+                    fprintf(stderr, "%s: item %d: got %.9g, expected %.9g\n", scalar[sk], i,
+                            (double)out[i], want);
+                CHECK(fabs(out[i] - want) <= 1e-5 * mag);
+            }
+        }
+
+        k = ct_find_kernel(p, "atom");
+        CHECK(k);
+        int *ph = h;
+        void *argsa[] = {&pa, &ph, &n};
+        memset(h, 0, sizeof(h));
+        ct_run_ndrange(k, argsa, 1, &off, &gs, &ls, NULL);
+        int want[8] = {0};
+        for (int i = 0; i < N; i++)
+            for (int j = 0; j < NJ; j++)
+                want[(int)(a[j] * 4.0f) & 7] += i & 3;
+        for (int b = 0; b < 8; b++)
+            CHECK(h[b] == want[b]);
+    }
+    ct_cc->destroy(p);
+    return 0;
+}
+
+/*
+ * A loop from the local id by the fixed local size, to a multiple of it, runs as often in
+ * every work-item (strided_loops.c): it is unrolled and the work-item loop around it is
+ * vectorised, so the stores to `out` are vector stores.
+ */
+static int test_strided_loops(void)
+{
+    static const char src[] =
+        "__attribute__((reqd_work_group_size(64, 1, 1)))\n"
+        "kernel void k(global int *out, global const int *in)\n"
+        "{\n"
+        "    size_t base = get_group_id(0) * 512;\n"
+        "    for (size_t i = get_local_id(0); i < 512; i += get_local_size(0))\n"
+        "        out[base + i] = in[base + i] * 5 + 1;\n"
+        "}\n";
+    char *text = ct_dumped_ir(src, NULL, "optimized");
+    CHECK(text);
+    CHECK(ct_line_with(text, "store <", "ptr addrspace(1)"));
+    free(text);
+    return 0;
+}
+
+/*
+ * A tile staged through local memory and read in a circle, r[i] = 3 t[i] + t[(i + 1) % 1024]:
+ * the work-item loop is cut where the index wraps (wrap_split.c), so the arithmetic is vector
+ * arithmetic.
+ */
+static int test_wrap_split(void)
+{
+    static const char src[] =
+        "#define TILE 1024\n"
+        "__kernel __attribute__((reqd_work_group_size(256, 1, 1)))\n"
+        "void k(__global const uint *in, __global uint *out)\n"
+        "{\n"
+        "    __local uint t[TILE], r[TILE];\n"
+        "    size_t base = get_group_id(0) * TILE;\n"
+        "    event_t e = async_work_group_copy(t, in + base, TILE, 0);\n"
+        "    wait_group_events(1, &e);\n"
+        "    barrier(CLK_LOCAL_MEM_FENCE);\n"
+        "    for (size_t i = get_local_id(0); i < TILE; i += get_local_size(0))\n"
+        "        r[i] = 3 * t[i] + t[(i + 1) % TILE];\n"
+        "    barrier(CLK_LOCAL_MEM_FENCE);\n"
+        "    e = async_work_group_copy(out + base, r, TILE, 0);\n"
+        "    wait_group_events(1, &e);\n"
+        "}\n";
+    unsetenv("KILN_BARRIER_STRATEGY");
+    char *text = ct_dumped_ir(src, NULL, "optimized");
+    CHECK(text);
+    CHECK(ct_line_with(text, "= mul <", " x i32>"));
+    free(text);
+    return 0;
+}
+
+const struct ct_test ct_tests[] = {
+    {"narrow_loops", test_narrow_loops}, {"outer_nbody", test_outer_nbody},
+    {"outer_loops", test_outer_loops},   {"strided_loops", test_strided_loops},
+    {"wrap_split", test_wrap_split},
+};
+const size_t ct_num_tests = sizeof(ct_tests) / sizeof(ct_tests[0]);
