@@ -207,15 +207,22 @@ static cl_int check_packet_type(const struct kiln_cc_arg *a, cl_mem pipe, cl_uin
     return CL_SUCCESS;
 }
 
+/* The kernel handle and the argument index, as every per-argument entry point checks them. */
+static cl_int check_arg_index(cl_kernel kernel, cl_uint arg_index)
+{
+    cl_int err = kiln_rt_check_kernel(kernel);
+    if (err == CL_SUCCESS && arg_index >= kernel->cc->num_args)
+        err = KILN_ERR(CL_INVALID_ARG_INDEX, "index %u, kernel %s has %u arguments", arg_index,
+                       kernel->cc->name, kernel->cc->num_args);
+    return err;
+}
+
 cl_int CL_API_CALL clSetKernelArg(cl_kernel kernel, cl_uint arg_index, size_t arg_size,
                                   const void *arg_value)
 {
-    cl_int err = kiln_rt_check_kernel(kernel);
+    cl_int err = check_arg_index(kernel, arg_index);
     if (err != CL_SUCCESS)
         return err;
-    if (arg_index >= kernel->cc->num_args)
-        return KILN_ERR(CL_INVALID_ARG_INDEX, "index %u, kernel %s has %u arguments", arg_index,
-                        kernel->cc->name, kernel->cc->num_args);
     const struct kiln_cc_arg *a = &kernel->cc->args[arg_index];
     struct kiln_rt_arg next = {.set = true, .size = arg_size};
     switch (a->kind) {
@@ -343,12 +350,9 @@ cl_int CL_API_CALL clGetKernelArgInfo(cl_kernel k, cl_uint arg_index, cl_kernel_
                                       size_t param_value_size, void *param_value,
                                       size_t *param_value_size_ret)
 {
-    cl_int err = kiln_rt_check_kernel(k);
+    cl_int err = check_arg_index(k, arg_index);
     if (err != CL_SUCCESS)
         return err;
-    if (arg_index >= k->cc->num_args)
-        return KILN_ERR(CL_INVALID_ARG_INDEX, "index %u, kernel %s has %u arguments", arg_index,
-                        k->cc->name, k->cc->num_args);
     pthread_mutex_lock(&k->program->lock);
     bool have_info = k->program->options && strstr(k->program->options, "-cl-kernel-arg-info");
     /*
@@ -871,12 +875,9 @@ cl_kernel CL_API_CALL clCloneKernel(cl_kernel source_kernel, cl_int *errcode_ret
 cl_int CL_API_CALL clSetKernelArgSVMPointer(cl_kernel kernel, cl_uint arg_index,
                                             const void *arg_value)
 {
-    cl_int err = kiln_rt_check_kernel(kernel);
+    cl_int err = check_arg_index(kernel, arg_index);
     if (err != CL_SUCCESS)
         return err;
-    if (arg_index >= kernel->cc->num_args)
-        return KILN_ERR(CL_INVALID_ARG_INDEX, "index %u, kernel %s has %u arguments", arg_index,
-                        kernel->cc->name, kernel->cc->num_args);
     enum kiln_cc_arg_kind kind = kernel->cc->args[arg_index].kind;
     if (kind != KILN_CC_ARG_GLOBAL_PTR && kind != KILN_CC_ARG_CONSTANT_PTR)
         return KILN_ERR(CL_INVALID_ARG_INDEX, "argument %u is not a __global or __constant pointer",

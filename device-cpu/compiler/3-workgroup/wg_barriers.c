@@ -37,6 +37,21 @@ bool kiln_cc_is_barrier_call(LLVMValueRef in)
     return kiln_cc_is_barrier(kiln_cc_called_function(in));
 }
 
+/* Appends v to the growing array *work of *n functions; false when out of memory. */
+static bool push(LLVMValueRef **work, size_t *n, size_t *cap, LLVMValueRef v)
+{
+    if (*n == *cap) {
+        size_t more_cap = *cap ? 2 * *cap : 16;
+        LLVMValueRef *more = realloc(*work, more_cap * sizeof(**work));
+        if (!more)
+            return false;
+        *work = more;
+        *cap = more_cap;
+    }
+    (*work)[(*n)++] = v;
+    return true;
+}
+
 enum kiln_cc_status kiln_cc_barrier_kernels(struct kiln_cc_build *b, bool *uses_barrier)
 {
     struct kiln_cc_ptr_map reach = {0};
@@ -48,14 +63,8 @@ enum kiln_cc_status kiln_cc_barrier_kernels(struct kiln_cc_build *b, bool *uses_
     for (LLVMValueRef fn = LLVMGetFirstFunction(b->mod); fn; fn = LLVMGetNextFunction(fn)) {
         if (!kiln_cc_is_barrier(fn))
             continue;
-        if (n == cap) {
-            cap = cap ? 2 * cap : 16;
-            LLVMValueRef *more = realloc(work, cap * sizeof(*work));
-            if (!more)
-                goto out;
-            work = more;
-        }
-        work[n++] = fn;
+        if (!push(&work, &n, &cap, fn))
+            goto out;
     }
     while (n) {
         LLVMValueRef fn = work[--n];
@@ -68,14 +77,8 @@ enum kiln_cc_status kiln_cc_barrier_kernels(struct kiln_cc_build *b, bool *uses_
                 continue;
             if (!kiln_cc_ptr_map_put(&reach, caller, caller))
                 goto out;
-            if (n == cap) {
-                cap = cap ? 2 * cap : 16;
-                LLVMValueRef *more = realloc(work, cap * sizeof(*work));
-                if (!more)
-                    goto out;
-                work = more;
-            }
-            work[n++] = caller;
+            if (!push(&work, &n, &cap, caller))
+                goto out;
         }
     }
     for (unsigned k = 0; k < b->prog->num_kernels; k++)
