@@ -47,6 +47,7 @@ static const cl_name_version c_features[] = {
     {CL_MAKE_VERSION(3, 0, 0), "__opencl_c_int64"},
     {CL_MAKE_VERSION(3, 0, 0), "__opencl_c_fp64"},
     {CL_MAKE_VERSION(3, 0, 0), "__opencl_c_generic_address_space"},
+    {CL_MAKE_VERSION(3, 0, 0), "__opencl_c_program_scope_global_variables"},
     {CL_MAKE_VERSION(3, 0, 0), "__opencl_c_work_group_collective_functions"},
     {CL_MAKE_VERSION(3, 0, 0), "__opencl_c_atomic_order_acq_rel"},
     {CL_MAKE_VERSION(3, 0, 0), "__opencl_c_atomic_order_seq_cst"},
@@ -239,9 +240,11 @@ cl_int CL_API_CALL clGetDeviceInfo(cl_device_id device, cl_device_info param, si
     case CL_DEVICE_IMAGE3D_MAX_DEPTH:
     case CL_DEVICE_IMAGE_MAX_BUFFER_SIZE:
     case CL_DEVICE_IMAGE_MAX_ARRAY_SIZE:
+        put_size(&a, 0);
+        break;
     case CL_DEVICE_MAX_GLOBAL_VARIABLE_SIZE:
     case CL_DEVICE_GLOBAL_VARIABLE_PREFERRED_TOTAL_SIZE:
-        put_size(&a, 0);
+        put_size(&a, KILN_CC_MAX_VARIABLE_SIZE);
         break;
     case CL_DEVICE_PRINTF_BUFFER_SIZE:
         put_size(&a, KILN_DEV_PRINTF_BUFFER_SIZE);

@@ -430,7 +430,7 @@ cl_int CL_API_CALL clGetProgramBuildInfo(cl_program p, cl_device_id device,
         return err;
     cl_build_status status;
     cl_program_binary_type type;
-    size_t zero = 0;
+    size_t variable_bytes = 0;
     const struct kiln_cc_interface *cc = NULL;
     pthread_mutex_lock(&p->lock);
     switch (param_name) {
@@ -466,8 +466,12 @@ cl_int CL_API_CALL clGetProgramBuildInfo(cl_program p, cl_device_id device,
             kiln_rt_info(&type, sizeof(type), param_value_size, param_value, param_value_size_ret);
         break;
     case CL_PROGRAM_BUILD_GLOBAL_VARIABLE_TOTAL_SIZE:
-        err =
-            kiln_rt_info(&zero, sizeof(zero), param_value_size, param_value, param_value_size_ret);
+        /* 0 for a program that is not an executable: it has no variables yet. */
+        if (p->built && kiln_rt_compiler(&cc) == CL_SUCCESS &&
+            cc->kind(p->built, NULL) == KILN_CC_EXECUTABLE)
+            variable_bytes = cc->variable_bytes(p->built);
+        err = kiln_rt_info(&variable_bytes, sizeof(variable_bytes), param_value_size, param_value,
+                           param_value_size_ret);
         break;
     default:
         err = KILN_ERR(CL_INVALID_VALUE, "unknown build query 0x%x", param_name);

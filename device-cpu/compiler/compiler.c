@@ -322,6 +322,11 @@ static const unsigned char *binary(const struct kiln_cc_program *p, size_t *size
     return p->binary;
 }
 
+static size_t variable_bytes(const struct kiln_cc_program *p)
+{
+    return p->code.variable_bytes;
+}
+
 static int from_cache(const struct kiln_cc_program *p)
 {
     return p->from_cache;
@@ -344,6 +349,7 @@ static const struct kiln_cc_interface interface = {
     .binary = binary,
     .load_binary = load_binary,
     .from_cache = from_cache,
+    .variable_bytes = variable_bytes,
     .compile = compile,
     .link = link,
     .kind = kind,

@@ -175,9 +175,22 @@ struct kiln_cc_interface {
     enum kiln_cc_status (*build_variant)(const char *source, const char *options,
                                          const struct kiln_cc_variant *variant,
                                          struct kiln_cc_program **out, char **log);
+    /*
+     * CL_PROGRAM_BUILD_GLOBAL_VARIABLE_TOTAL_SIZE: bytes of the program-scope variables of
+     * an executable (0 for other kinds), however it was made (built, linked, cached or
+     * loaded from a binary).
+     */
+    size_t (*variable_bytes)(const struct kiln_cc_program *p);
 };
 
-#define KILN_CC_ABI_VERSION 9
+#define KILN_CC_ABI_VERSION 10
+
+/*
+ * CL_DEVICE_MAX_GLOBAL_VARIABLE_SIZE: a program with a larger program-scope variable fails to
+ * build. CL_DEVICE_GLOBAL_VARIABLE_PREFERRED_TOTAL_SIZE is the same figure: beyond it the
+ * variables still work, but each copy of the program holds them all.
+ */
+#define KILN_CC_MAX_VARIABLE_SIZE ((size_t)16 << 20)
 
 /* The one exported symbol of libkiln-cc.so. */
 typedef const struct kiln_cc_interface *(*kiln_cc_interface_fn)(void);

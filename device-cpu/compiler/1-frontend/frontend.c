@@ -31,7 +31,7 @@
  * After the library's flags, what differs for user kernels (OpenCL C 3.0 §6.12): the
  * features and extensions the library is compiled with (kernel-lib/cl-flags.cmake) but the
  * device does not report are turned off again, so a kernel sees exactly the reported ones
- * (images, program-scope global variables, and cl_khr_subgroups, which needs independent
+ * (images, and cl_khr_subgroups, which needs independent
  * forward progress: OpenCL C 3.0 kernels have sub-groups through __opencl_c_subgroups);
  * __OPENCL_VERSION__ is the device's OpenCL version, which Clang defines only for SPIR
  * targets; __IMAGE_SUPPORT__ is undefined
@@ -40,8 +40,8 @@
  */
 static const char *const base_args[] = {
     KILN_CC_CL_FLAGS "-cl-ext=-__opencl_c_images,-__opencl_c_read_write_images,"
-                     "-__opencl_c_3d_image_writes,-__opencl_c_program_scope_global_variables,"
-                     "-cl_khr_3d_image_writes,-cl_khr_depth_images,-cl_khr_subgroups",
+                     "-__opencl_c_3d_image_writes,-cl_khr_3d_image_writes,-cl_khr_depth_images,"
+                     "-cl_khr_subgroups",
     "-internal-isystem",
     VIRTUAL_INCLUDE_DIR,
     "-cl-kernel-arg-info",

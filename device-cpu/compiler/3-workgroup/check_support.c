@@ -14,7 +14,9 @@
  *  - calls to functions defined neither by the program, nor by the kernel
  *    library, nor by the runtime (fiber_rt.c): builtins Kiln does not implement
  *    yet, or a missing user function;
- *  - hook calls that could not be inlined into a wrapper (recursion).
+ *  - hook calls that could not be inlined into a wrapper (recursion);
+ *  - program-scope variables larger than CL_DEVICE_MAX_GLOBAL_VARIABLE_SIZE
+ *    (KILN_CC_MAX_VARIABLE_SIZE), which the device promises no program needs.
  */
 #include "workgroup.h"
 
@@ -109,9 +111,32 @@ static bool check_function(struct kiln_cc_build *b, LLVMValueRef fn)
     return false;
 }
 
+/* Writable program-scope variables: the global address space, not constant. */
+static bool check_variables(struct kiln_cc_build *b)
+{
+    LLVMTargetDataRef td = LLVMGetModuleDataLayout(b->mod);
+    bool ok = true;
+    for (LLVMValueRef g = LLVMGetFirstGlobal(b->mod); g; g = LLVMGetNextGlobal(g)) {
+        if (LLVMIsDeclaration(g) || LLVMIsGlobalConstant(g) ||
+            LLVMGetPointerAddressSpace(LLVMTypeOf(g)) != KILN_CC_AS_GLOBAL)
+            continue;
+        unsigned long long size = LLVMABISizeOfType(td, LLVMGlobalGetValueType(g));
+        if (size <= KILN_CC_MAX_VARIABLE_SIZE)
+            continue;
+        size_t len;
+        const char *name = LLVMGetValueName2(g, &len);
+        kiln_cc_log_printf(b->log,
+                           "error: program-scope variable '%.*s' is %llu bytes, more than "
+                           "CL_DEVICE_MAX_GLOBAL_VARIABLE_SIZE (%zu)\n",
+                           (int)len, name, size, KILN_CC_MAX_VARIABLE_SIZE);
+        ok = false;
+    }
+    return ok;
+}
+
 enum kiln_cc_status kiln_cc_check_support(struct kiln_cc_build *b)
 {
-    bool ok = true;
+    bool ok = check_variables(b);
 
     for (LLVMValueRef fn = LLVMGetFirstFunction(b->mod); fn; fn = LLVMGetNextFunction(fn))
         ok &= check_function(b, fn);

@@ -357,6 +357,27 @@ static bool relocate(struct loader *l, const Elf64_Shdr *r)
     return true;
 }
 
+/*
+ * CL_PROGRAM_BUILD_GLOBAL_VARIABLE_TOTAL_SIZE: the data objects of writable sections are the
+ * program-scope variables (function-scope `static` ones included); constants, string
+ * literals and constant pools lie in read-only sections.
+ */
+static size_t variable_bytes(const struct loader *l)
+{
+    size_t total = 0;
+    for (size_t i = 1; i < l->num_syms; i++) {
+        const Elf64_Sym *s = &l->syms[i];
+        if (ELF64_ST_TYPE(s->st_info) != STT_OBJECT || s->st_shndx == SHN_UNDEF ||
+            s->st_shndx >= l->num_sections)
+            continue;
+        const Elf64_Shdr *sh = &l->sh[s->st_shndx];
+        if ((sh->sh_flags & (SHF_ALLOC | SHF_WRITE)) == (SHF_ALLOC | SHF_WRITE) &&
+            !(sh->sh_flags & SHF_EXECINSTR))
+            total += s->st_size;
+    }
+    return total;
+}
+
 static void loader_free(struct loader *l)
 {
     free(l->section_addr);
@@ -415,6 +436,7 @@ bool kiln_cc_elf_load(const void *object, size_t size, const char *const *names,
     if (ok) {
         code->base = l.base;
         code->size = l.total;
+        code->variable_bytes = variable_bytes(&l);
     }
     loader_free(&l);
     free(aligned);
@@ -427,4 +449,5 @@ void kiln_cc_elf_unload(struct kiln_cc_code *code)
         munmap(code->base, code->size);
     code->base = NULL;
     code->size = 0;
+    code->variable_bytes = 0;
 }

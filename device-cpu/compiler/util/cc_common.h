@@ -66,6 +66,8 @@ char *kiln_cc_log_take(struct kiln_cc_log *log);
 struct kiln_cc_code {
     void *base;
     size_t size;
+    /* Bytes of the program-scope variables the object defines (writable data symbols). */
+    size_t variable_bytes;
 };
 /* Only libkiln-cc.so loads code, and frees it (kiln_cc_elf_unload) before the program. */
 
