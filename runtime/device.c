@@ -14,6 +14,8 @@
 #include "kiln_cc.h"
 #include "kiln_device.h"
 
+#include <pthread.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -56,6 +58,22 @@ static const cl_name_version c_features[] = {
     {CL_MAKE_VERSION(3, 0, 0), "__opencl_c_pipes"},
     {CL_MAKE_VERSION(3, 0, 0), "__opencl_c_subgroups"},
 };
+
+/* Whether KILN_DEVICE_ENQUEUE=1 was set when first asked (rt_device.h). */
+static bool devenq_on;
+static pthread_once_t devenq_once = PTHREAD_ONCE_INIT;
+
+static void read_devenq(void)
+{
+    const char *env = getenv("KILN_DEVICE_ENQUEUE");
+    devenq_on = env && strcmp(env, "1") == 0;
+}
+
+bool kiln_rt_devenq_enabled(void)
+{
+    pthread_once(&devenq_once, read_devenq);
+    return devenq_on;
+}
 
 cl_int kiln_rt_check_device_type(cl_device_type type)
 {
@@ -151,6 +169,7 @@ cl_int CL_API_CALL clGetDeviceInfo(cl_device_id device, cl_device_info param, si
         return err;
     const struct kiln_cpu_info *cpu = kiln_cpu_info_get();
     const cl_device_id d = device;
+    const bool devenq = kiln_rt_devenq_enabled();
     char buf[512];
     size_t wi_sizes[3] = {d->max_wg_size, d->max_wg_size, d->max_wg_size};
     const cl_device_partition_property partitions[] = {CL_DEVICE_PARTITION_EQUALLY,
@@ -217,10 +236,6 @@ cl_int CL_API_CALL clGetDeviceInfo(cl_device_id device, cl_device_info param, si
     case CL_DEVICE_MAX_SAMPLERS:
     case CL_DEVICE_IMAGE_PITCH_ALIGNMENT:
     case CL_DEVICE_IMAGE_BASE_ADDRESS_ALIGNMENT:
-    case CL_DEVICE_MAX_ON_DEVICE_QUEUES:
-    case CL_DEVICE_MAX_ON_DEVICE_EVENTS:
-    case CL_DEVICE_QUEUE_ON_DEVICE_PREFERRED_SIZE:
-    case CL_DEVICE_QUEUE_ON_DEVICE_MAX_SIZE:
     case CL_DEVICE_PREFERRED_PLATFORM_ATOMIC_ALIGNMENT:
     case CL_DEVICE_PREFERRED_GLOBAL_ATOMIC_ALIGNMENT:
     case CL_DEVICE_PREFERRED_LOCAL_ATOMIC_ALIGNMENT:
@@ -338,7 +353,20 @@ cl_int CL_API_CALL clGetDeviceInfo(cl_device_id device, cl_device_info param, si
         put_u64(&a, CL_QUEUE_PROFILING_ENABLE | CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE);
         break;
     case CL_DEVICE_QUEUE_ON_DEVICE_PROPERTIES:
-        put_u64(&a, 0);
+        put_u64(&a,
+                devenq ? CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE | CL_QUEUE_PROFILING_ENABLE : 0);
+        break;
+    case CL_DEVICE_QUEUE_ON_DEVICE_PREFERRED_SIZE:
+        put_u32(&a, devenq ? KILN_RT_DEVQ_PREFERRED_SIZE : 0);
+        break;
+    case CL_DEVICE_QUEUE_ON_DEVICE_MAX_SIZE:
+        put_u32(&a, devenq ? KILN_RT_DEVQ_MAX_SIZE : 0);
+        break;
+    case CL_DEVICE_MAX_ON_DEVICE_QUEUES:
+        put_u32(&a, devenq ? KILN_RT_DEVQ_MAX_QUEUES : 0);
+        break;
+    case CL_DEVICE_MAX_ON_DEVICE_EVENTS:
+        put_u32(&a, devenq ? KILN_RT_DEVQ_MAX_EVENTS : 0);
         break;
     case CL_DEVICE_NAME:
         put_bytes(&a, d->name, strlen(d->name) + 1);
@@ -432,7 +460,7 @@ cl_int CL_API_CALL clGetDeviceInfo(cl_device_id device, cl_device_info param, si
         put_size(&a, 16);
         break;
     case CL_DEVICE_DEVICE_ENQUEUE_CAPABILITIES:
-        put_u64(&a, 0);
+        put_u64(&a, devenq ? CL_DEVICE_QUEUE_SUPPORTED | CL_DEVICE_QUEUE_REPLACEABLE_DEFAULT : 0);
         break;
     default:
         return KILN_ERR(CL_INVALID_VALUE, "unknown device query 0x%x", param);

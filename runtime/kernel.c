@@ -268,6 +268,22 @@ cl_int CL_API_CALL clSetKernelArg(cl_kernel kernel, cl_uint arg_index, size_t ar
         if (err != CL_SUCCESS)
             return err;
         break;
+    case KILN_CC_ARG_QUEUE:
+        if (arg_size != sizeof(cl_command_queue))
+            return KILN_ERR(CL_INVALID_ARG_SIZE, "argument %u is a queue_t: size %zu, not %zu",
+                            arg_index, arg_size, sizeof(cl_command_queue));
+        if (arg_value == NULL)
+            return KILN_ERR(CL_INVALID_ARG_VALUE, "queue_t argument %u: arg_value is NULL",
+                            arg_index);
+        /* OpenCL 3.0 §5.9.2: CL_INVALID_DEVICE_QUEUE "when the specified arg_value is not a
+         * valid device queue object". The handle is looked up among the context's device
+         * queues, never read: a host queue, a released queue or garbage all miss. */
+        memcpy(&next.queue, arg_value, sizeof(next.queue));
+        if (!kiln_rt_devq_is_live(kernel->program->context, next.queue))
+            return KILN_ERR(CL_INVALID_DEVICE_QUEUE,
+                            "queue_t argument %u: %p is not a device queue of the kernel's context",
+                            arg_index, (void *)next.queue);
+        break;
     case KILN_CC_ARG_UNSUPPORTED:
     default:
         return KILN_ERR(CL_INVALID_ARG_VALUE, "argument %u is of a kind Kiln cannot pass yet",
@@ -640,6 +656,11 @@ static cl_int snapshot_args(cl_kernel k, struct kiln_rt_command *cmd, size_t loc
         }
         if (a->mem)
             num_mems++;
+        if (k->cc->args[i].kind == KILN_CC_ARG_QUEUE &&
+            !kiln_rt_devq_is_live(k->program->context, a->queue))
+            return KILN_ERR(CL_INVALID_KERNEL_ARGS,
+                            "queue_t argument %u of %s: its device queue was released", i,
+                            k->cc->name);
     }
     if ((err = check_arg_totals(k, constants, params)) != CL_SUCCESS)
         return err;
@@ -677,6 +698,11 @@ static cl_int snapshot_args(cl_kernel k, struct kiln_rt_command *cmd, size_t loc
             memcpy(slot, &local, sizeof(size_t));
             local += a->size;
             at += sizeof(size_t);
+            break;
+        case KILN_CC_ARG_QUEUE:
+            /* The kernel's queue_t is the scheduler's queue (NULL until it exists). */
+            memcpy(slot, &a->queue->device_queue.sched, sizeof(void *));
+            at += sizeof(void *);
             break;
         default: {
             void *data = a->mem ? a->mem->data : a->svm;

@@ -22,9 +22,13 @@ struct _cl_context {
     size_t num_props;             /* entries in props including the terminator */
     void(CL_CALLBACK *notify)(const char *, const void *, size_t, void *);
     void *notify_data;
-    pthread_mutex_t lock;           /* leaf: guards dtors and svm */
+    pthread_mutex_t lock;           /* leaf: guards dtors, svm and device_queues */
     struct kiln_rt_callback *dtors; /* under lock: destructor callbacks, newest first */
     struct kiln_rt_svm *svm;        /* under lock: clSVMAlloc allocations, newest first */
+    /* under lock: the device queues whose API count is not zero, linked through
+     * device_queue.next, newest first; each device's default among them is flagged
+     * (queue.c). Not held: a queue leaves the list when its API count reaches zero. */
+    cl_command_queue device_queues;
 };
 
 /* CL_SUCCESS when `d` is a device of `c`, else CL_INVALID_DEVICE with a message. */

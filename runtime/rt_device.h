@@ -6,6 +6,7 @@
 #define KILN_RUNTIME_RT_DEVICE_H
 
 #include <CL/cl.h>
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "rt_object.h"
@@ -57,6 +58,32 @@ extern struct _cl_device_id kiln_rt_device;
 #define KILN_RT_MAX_CONSTANT_ARGS        8u
 #define KILN_RT_MAX_CONSTANT_BUFFER_SIZE ((cl_ulong)1 << 20)
 #define KILN_RT_MAX_PARAMETER_SIZE       ((size_t)1024)
+
+/*
+ * Device-side enqueue (OpenCL 3.0 §5.1, "On-device command-queues") is built in parts: the host
+ * API of device queues is here, the scheduler's device queue and the kernel builtins are not
+ * yet. Until every part passes its tests the device reports none of it, unless the development
+ * switch KILN_DEVICE_ENQUEUE=1 is set (read once; docs/envvars.md). With it the device reports
+ * CL_DEVICE_QUEUE_SUPPORTED | CL_DEVICE_QUEUE_REPLACEABLE_DEFAULT and these limits:
+ *
+ * - preferred size 256 KiB: a device queue is host memory on a CPU, and 256 KiB holds a few
+ *   thousand pending enqueues (a block literal, an ndrange_t and a short wait list each), more
+ *   than a kernel's work-items usually have in flight;
+ * - maximum size 8 MiB: 32 times that, so that a deep recursion can still be given room, while
+ *   a size the application gets wrong (a byte count taken for a count of entries) is refused
+ *   instead of reserving gigabytes;
+ * - 1024 device queues per device and context: a device queue costs the runtime a few hundred
+ *   bytes until the scheduler gives it its ring, so the bound only stops a leak from growing
+ *   without end (and is above the CTS's own cap of 1000 queues plus the default one);
+ * - 1024 events (CL_DEVICE_MAX_ON_DEVICE_EVENTS), the specification's minimum.
+ */
+#define KILN_RT_DEVQ_PREFERRED_SIZE (256u * 1024u)
+#define KILN_RT_DEVQ_MAX_SIZE       (8u * 1024u * 1024u)
+#define KILN_RT_DEVQ_MAX_QUEUES     1024u
+#define KILN_RT_DEVQ_MAX_EVENTS     1024u
+
+/* True when KILN_DEVICE_ENQUEUE=1: the device reports device-side queues (above). */
+bool kiln_rt_devenq_enabled(void);
 
 cl_int kiln_rt_check_platform(cl_platform_id p);
 /* The affinity domains `d` can be partitioned by (CL_DEVICE_PARTITION_AFFINITY_DOMAIN). */

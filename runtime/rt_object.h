@@ -62,10 +62,16 @@ static inline cl_int kiln_rt_check_context(cl_context c)
 {
     return kiln_rt_check_handle(c, KILN_TAG_CONTEXT);
 }
-static inline cl_int kiln_rt_check_queue(cl_command_queue q)
+/* Any live command queue, host or device: for the calls that manage the queue object
+ * itself (retain, release, info, clSetDefaultDeviceCommandQueue). */
+static inline cl_int kiln_rt_check_any_queue(cl_command_queue q)
 {
     return kiln_rt_check_handle(q, KILN_TAG_QUEUE);
 }
+/* A live host queue: what every clEnqueue*, clFlush and clFinish needs. A device queue
+ * (CL_QUEUE_ON_DEVICE) is CL_INVALID_COMMAND_QUEUE here: the host cannot enqueue to it
+ * (queue.c). */
+cl_int kiln_rt_check_queue(cl_command_queue q);
 static inline cl_int kiln_rt_check_mem(cl_mem m)
 {
     return kiln_rt_check_handle(m, KILN_TAG_MEM);

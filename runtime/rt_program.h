@@ -44,9 +44,11 @@ struct _cl_program {
 
 struct kiln_rt_arg {
     bool set;
-    size_t size;          /* local: bytes requested; value: bytes stored */
-    cl_mem mem;           /* buffer args */
-    void *svm;            /* pointer args set by clSetKernelArgSVMPointer (mem is NULL) */
+    size_t size; /* local: bytes requested; value: bytes stored */
+    cl_mem mem;  /* buffer args */
+    void *svm;   /* pointer args set by clSetKernelArgSVMPointer (mem is NULL) */
+    /* queue_t args: a device queue of the kernel's context, not held (as buffers are not) */
+    cl_command_queue queue;
     unsigned char *value; /* by-value bytes (malloc), or NULL */
 };
 

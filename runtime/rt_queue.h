@@ -6,10 +6,29 @@
 
 #include <CL/cl.h>
 #include <pthread.h>
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "rt_object.h"
 #include "rt_recycle.h"
+
+struct kiln_sched_devq;
+
+/*
+ * What a device-side queue (CL_QUEUE_ON_DEVICE, OpenCL 3.0 §5.1) has beyond the common part.
+ * The host never enqueues to it (every host command and clFlush/clFinish on it is
+ * CL_INVALID_COMMAND_QUEUE); kernels reach it through queue_t arguments and
+ * get_default_queue(). docs/runtime.md, "Device queues".
+ */
+struct kiln_rt_devq {
+    cl_uint size;    /* CL_QUEUE_SIZE in bytes, fixed at creation */
+    bool is_default; /* under context->lock: the default device queue of its context and device */
+    /* under context->lock: the next of the context's live device queues (context.c) */
+    cl_command_queue next;
+    /* The scheduler's queue that device-side enqueues go to; NULL until the scheduler
+     * implements it. Made at creation, freed in queue_destroy once no command can use it. */
+    struct kiln_sched_devq *sched;
+};
 
 struct _cl_command_queue {
     struct kiln_object obj;
@@ -29,6 +48,15 @@ struct _cl_command_queue {
     size_t num_outstanding, cap_outstanding;
     /* Blocks of this queue's commands and of their events (recycle.c). */
     struct kiln_rt_recycler cmd_blocks, event_blocks;
+    bool on_device;                   /* CL_QUEUE_ON_DEVICE: device_queue below is in use */
+    struct kiln_rt_devq device_queue; /* zero for a host queue */
 };
+
+/*
+ * Whether `q` is a device queue of context `ctx` (for `queue_t` kernel arguments): the pointer
+ * is compared with the context's live device queues and never read, so any bytes the
+ * application passes are safe. Takes ctx->lock.
+ */
+bool kiln_rt_devq_is_live(cl_context ctx, cl_command_queue q);
 
 #endif

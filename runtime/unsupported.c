@@ -233,17 +233,3 @@ cl_int CL_API_CALL clGetSamplerInfo(cl_sampler sampler, cl_sampler_info param_na
     (void)sampler, (void)param_name, (void)size, (void)value, (void)size_ret;
     return KILN_ERR(CL_INVALID_SAMPLER, "Kiln has no samplers yet");
 }
-
-/* ---- kernels and queues ----------------------------------------------------- */
-
-cl_int CL_API_CALL clSetDefaultDeviceCommandQueue(cl_context context, cl_device_id device,
-                                                  cl_command_queue command_queue)
-{
-    (void)command_queue;
-    cl_int err = kiln_rt_check_context(context);
-    if (err == CL_SUCCESS)
-        err = kiln_rt_check_device(device);
-    if (err == CL_SUCCESS)
-        err = KILN_ERR(CL_INVALID_OPERATION, "the device does not support device-side queues");
-    return err;
-}

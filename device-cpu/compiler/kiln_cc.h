@@ -41,8 +41,11 @@ enum kiln_cc_arg_kind {
     KILN_CC_ARG_CONSTANT_PTR, /* __constant T *: host passes a cl_mem */
     KILN_CC_ARG_LOCAL_PTR,    /* __local T *: host passes a size and NULL */
     KILN_CC_ARG_VALUE,        /* by value: host passes exactly `size` bytes */
-    KILN_CC_ARG_UNSUPPORTED,  /* images, samplers, queues: not yet */
+    KILN_CC_ARG_UNSUPPORTED,  /* images, samplers: not yet */
     KILN_CC_ARG_PIPE,         /* pipe T: host passes a cl_mem made by clCreatePipe */
+    /* queue_t: host passes a device queue (cl_command_queue); the kernel gets a pointer the
+     * runtime chooses (docs/runtime.md, "Device queues"). The last kind (container.c). */
+    KILN_CC_ARG_QUEUE,
 };
 
 /* CL_DEVICE_MAX_PIPE_ARGS: a kernel with more pipe arguments fails to build. */

@@ -8,7 +8,10 @@
  * makes of the same declaration. A pipe argument is a __global pointer to the
  * pipe's ring (include/kiln_pipe.h); Clang marks it with the type
  * qualifier "pipe", and a kernel may have at most KILN_CC_MAX_PIPE_ARGS of them.
- * Argument kinds this compiler cannot pass yet (images, samplers, queues) fail
+ * A queue_t argument (accepted by Clang at -cl-std=CL2.0, or at CL3.0 with
+ * __opencl_c_device_enqueue) is an opaque pointer in the IR and is recorded as
+ * KILN_CC_ARG_QUEUE: the runtime checks the device queue the host sets.
+ * Argument kinds this compiler cannot pass yet (images, samplers) fail
  * the build here with the kernel and argument named, rather than produce a
  * kernel the runtime cannot launch.
  */
@@ -77,8 +80,6 @@ static const char *unsupported_type(const struct kiln_cc_arg *a)
         return "image";
     if (strcmp(a->type_name, "sampler_t") == 0)
         return "sampler";
-    if (strcmp(a->type_name, "queue_t") == 0)
-        return "device queue";
     return NULL;
 }
 
@@ -105,6 +106,13 @@ static enum kiln_cc_status read_arg(struct kiln_cc_build *b, LLVMValueRef fn,
                            "supported by this version of Kiln\n",
                            LLVMGetValueName(fn), i, a->type_name, a->name, what);
         return KILN_CC_BUILD_FAILED;
+    }
+
+    if (strcmp(a->type_name, "queue_t") == 0) {
+        a->kind = KILN_CC_ARG_QUEUE;
+        a->size = 8;
+        a->align = 8;
+        return KILN_CC_OK;
     }
 
     if (strstr(a->type_qual, "pipe")) {

@@ -120,7 +120,8 @@ static LLVMValueRef unpack_arg(struct kiln_cc_build *b, LLVMBuilderRef bld, LLVM
     switch (a->kind) {
     case KILN_CC_ARG_GLOBAL_PTR:
     case KILN_CC_ARG_CONSTANT_PTR:
-    case KILN_CC_ARG_PIPE: /* the pipe's struct kiln_pipe (kiln_pipe.h) */
+    case KILN_CC_ARG_PIPE:  /* the pipe's struct kiln_pipe (kiln_pipe.h) */
+    case KILN_CC_ARG_QUEUE: /* the runtime's pointer for the device queue */
         v = LLVMBuildLoad2(bld, ptr, slot, "");
         LLVMSetAlignment(v, 8);
         return cast_to(bld, v, type);
