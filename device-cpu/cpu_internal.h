@@ -9,6 +9,7 @@
 #include <stddef.h>
 
 #include "kiln_device.h"
+#include "kiln_enqueue.h"
 #include "kiln_sched.h"
 
 /* ---- worker pools (pools.c) ------------------------------------------------------ */
@@ -21,6 +22,8 @@ struct kiln_dev {
     size_t local_mem_size;
     int *cpus; /* a sub-device's: the OS CPU of each compute unit; NULL for the whole machine */
     unsigned num_cpus;
+    /* The events of device-side enqueue (enqueue.c), made on first use (release). */
+    _Atomic(struct kiln_enq_pool *) enq_pool;
 };
 
 /*
@@ -44,6 +47,32 @@ cl_int kiln_cpu_exec_fill(struct kiln_dev *dev, struct kiln_dev_bytes *b,
 cl_int kiln_cpu_exec_rect(struct kiln_dev *dev, struct kiln_dev_rect *r, struct kiln_dev_launch *l);
 cl_int kiln_cpu_exec_native(struct kiln_dev *dev, struct kiln_dev_native *n,
                             struct kiln_dev_launch *l);
+
+/* Runs groups [first, first + count) of the job's struct kiln_dev_ndrange. */
+void kiln_cpu_run_groups(struct kiln_sched_job *job, size_t first, size_t count,
+                         const struct kiln_sched_worker *w);
+
+/* ---- device-side enqueue (enqueue.c) --------------------------------------------- */
+
+/* A group's ctx->enqueue: the ABI's part, then the device's. Lives on the group's stack. */
+struct kiln_cpu_enq_site {
+    struct kiln_enq_site pub;
+    struct kiln_enq_cmd *cmd;         /* the command the group belongs to */
+    struct kiln_enq_cmd *after_group; /* its WAIT_WORK_GROUP children */
+};
+
+/* A launch of a kernel that can enqueue becomes the root of a tree of commands. */
+cl_int kiln_cpu_enq_root(struct kiln_dev *dev, struct kiln_sched *sched,
+                         struct kiln_dev_ndrange *nd, struct kiln_dev_launch *l);
+/* Before and after each group of such a launch, on the thread that runs it. */
+void kiln_cpu_enq_group_begin(struct kiln_cpu_enq_site *s, struct kiln_enq_cmd *c);
+void kiln_cpu_enq_group_end(struct kiln_cpu_enq_site *s);
+/* Every group of the launch has returned; its printf output and scratch are gone. */
+void kiln_cpu_enq_groups_done(struct kiln_enq_cmd *c);
+/* Frees a device's event pool (the device is going away). */
+void kiln_cpu_enq_pool_free(struct kiln_dev *dev);
+cl_int kiln_cpu_queue_create(struct kiln_dev *dev, size_t size, struct kiln_dev_queue **out);
+void kiln_cpu_queue_release(struct kiln_dev_queue *q);
 
 /* ---- printf output (printf.c) ---------------------------------------------------- */
 

@@ -67,11 +67,16 @@ static void thread_stack(kiln_abi_ptr *lo, kiln_abi_ptr *hi)
  * divided out once per chunk and then stepped, so a group costs one call of
  * the work-group function and no division: small groups stay cheap.
  */
-static void run_groups(struct kiln_sched_job *job, size_t first, size_t count,
-                       const struct kiln_sched_worker *w)
+void kiln_cpu_run_groups(struct kiln_sched_job *job, size_t first, size_t count,
+                         const struct kiln_sched_worker *w)
 {
     const struct kiln_dev_ndrange *nd = job->user;
     struct kiln_wg_ctx ctx = nd->base;
+    struct kiln_cpu_enq_site site;
+    if (nd->node) {
+        kiln_cpu_enq_group_begin(&site, nd->node);
+        ctx.enqueue = &site;
+    }
     ctx.local_mem = w->local_mem;
     ctx.group_shared = (unsigned char *)w->local_mem + w->local_mem_size - KILN_GROUP_SHARED_SIZE;
     if (nd->scratch)
@@ -85,6 +90,8 @@ static void run_groups(struct kiln_sched_job *job, size_t first, size_t count,
         ctx.local_size[d] = group_extent(&ctx, d, ctx.group_id[d]);
     for (size_t n = 0; n < count; n++) {
         nd->wg((void *const *)nd->args, &ctx);
+        if (nd->node)
+            kiln_cpu_enq_group_end(&site);
         if (++ctx.group_id[0] < gx) {
             if (ctx.group_id[0] == gx - 1)
                 ctx.local_size[0] = group_extent(&ctx, 0, gx - 1);
@@ -115,7 +122,10 @@ static void ndrange_done(struct kiln_sched_job *job)
     }
     free(nd->scratch);
     nd->scratch = NULL;
-    l->done(l, CL_COMPLETE);
+    if (nd->node)
+        kiln_cpu_enq_groups_done(nd->node); /* done once every enqueued kernel is */
+    else
+        l->done(l, CL_COMPLETE);
 }
 
 static void launch_done(struct kiln_sched_job *job)
@@ -151,12 +161,20 @@ cl_int kiln_cpu_exec_ndrange(struct kiln_dev *dev, struct kiln_dev_ndrange *nd,
             return CL_OUT_OF_HOST_MEMORY;
         }
     }
+    nd->node = NULL;
+    if (nd->enq && (err = kiln_cpu_enq_root(dev, sched, nd, l)) != CL_SUCCESS) {
+        free(nd->printf_buf);
+        nd->printf_buf = NULL;
+        free(nd->scratch);
+        nd->scratch = NULL;
+        return err;
+    }
     struct kiln_sched_job *job = &l->job;
     job->user = nd;
     job->done = ndrange_done;
     job->num_items = nd->groups[0] * nd->groups[1] * nd->groups[2];
     job->min_chunk = 1;
-    job->run = run_groups;
+    job->run = kiln_cpu_run_groups;
     kiln_sched_submit(sched, job);
     return CL_SUCCESS;
 }

@@ -82,6 +82,38 @@ struct kiln_dev;
  * memory. The runtime fills every field above `scratch`; the last two are the device's
  * for the duration of the launch.
  */
+/*
+ * Device-side enqueue (device-cpu/enqueue.c, docs/device.md): a kernel the device launches
+ * by itself, the block kernel of an enqueue_kernel call.
+ */
+struct kiln_dev_kernel {
+    kiln_wg_fn wg;           /* NULL for an entry that is not a block kernel */
+    size_t local_mem_static; /* kernel-scope __local bytes, before the __local arguments */
+    size_t scratch_fixed;    /* scratch: fixed + per_item * work-items in the group */
+    size_t scratch_per_item;
+    unsigned num_args; /* the block literal, then one per `local void *` parameter */
+    bool uses_printf;
+};
+
+/* CL_DEVICE_MAX_ON_DEVICE_EVENTS: the events of one device's pool (enqueue.c). */
+#define KILN_DEV_MAX_ON_DEVICE_EVENTS 1024
+
+/* A device queue (CL_QUEUE_ON_DEVICE): what kernels enqueue to; opaque to the runtime. */
+struct kiln_dev_queue;
+
+/* What the groups of a kernel that can enqueue need, shared by its whole tree of launches. */
+struct kiln_dev_enqueue {
+    const struct kiln_dev_kernel *kernels; /* the program's kernel table, by index */
+    unsigned num_kernels;
+    /* The device queues a kernel of this launch may name: the default device queue (first,
+     * or NULL when the device has none) and those of its queue_t arguments. */
+    struct kiln_dev_queue *const *queues;
+    unsigned num_queues;
+    size_t max_group_size; /* CL_DEVICE_MAX_WORK_GROUP_SIZE */
+    size_t group_multiple; /* CL_KERNEL_PREFERRED_WORK_GROUP_SIZE_MULTIPLE */
+    bool debug;            /* built with -g: enqueue failures are reported precisely */
+};
+
 struct kiln_dev_ndrange {
     kiln_wg_fn wg; /* the work-group function the compiler made */
     struct kiln_wg_ctx base;
@@ -92,6 +124,11 @@ struct kiln_dev_ndrange {
     unsigned char *scratch;
     /* The device's: the printf buffer (base.printf_buffer) when uses_printf, or NULL. */
     struct kiln_printf_buffer *printf_buf;
+    /* The runtime's: set for a kernel that can enqueue kernels, NULL otherwise. It stays
+     * valid until done: a launch is done only once every kernel it enqueued is. */
+    const struct kiln_dev_enqueue *enq;
+    /* The device's: the launch's place in the tree of device-side launches, or NULL. */
+    struct kiln_enq_cmd *node;
 };
 
 /* `size` bytes from src to dst (copy; the ranges may overlap), or a fill of dst. */
@@ -201,6 +238,14 @@ struct kiln_dev_ops {
      * with no lock that a completion callback might take.
      */
     size_t (*help)(struct kiln_dev *dev);
+
+    /*
+     * A device queue of `size` bytes (CL_QUEUE_SIZE): kernels' enqueues to it fail with
+     * CLK_DEVICE_QUEUE_FULL rather than exceed it. CL_OUT_OF_HOST_MEMORY when out of memory.
+     */
+    cl_int (*queue_create)(struct kiln_dev *dev, size_t size, struct kiln_dev_queue **out);
+    /* Drops a device queue. No launch that may enqueue to it may be in flight. */
+    void (*queue_release)(struct kiln_dev_queue *q);
 };
 
 /* The CPU device (device-cpu/). */

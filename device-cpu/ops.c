@@ -14,4 +14,6 @@ const struct kiln_dev_ops kiln_cpu_ops = {
     .rect = kiln_cpu_exec_rect,
     .native = kiln_cpu_exec_native,
     .help = kiln_cpu_pool_help,
+    .queue_create = kiln_cpu_queue_create,
+    .queue_release = kiln_cpu_queue_release,
 };

@@ -77,6 +77,7 @@ cl_int kiln_cpu_pool_create(const struct kiln_dev_config *cfg, struct kiln_dev *
 
 static void dev_free(struct kiln_dev *dev)
 {
+    kiln_cpu_enq_pool_free(dev);
     free(dev->cpus);
     free(dev);
 }

@@ -42,6 +42,9 @@
  * work-group function: with ctx->scratch they are where private variables live, which
  * is how the kernel library's to_private and to_global tell private pointers from
  * global ones.
+ *
+ * ctx->enqueue is the device's device-side enqueue state for this group (struct
+ * kiln_enq_site, kiln_enqueue.h) when the kernel can enqueue kernels, NULL otherwise.
  */
 #ifndef KILN_INCLUDE_KILN_ABI_H
 #define KILN_INCLUDE_KILN_ABI_H
@@ -82,6 +85,7 @@ struct kiln_wg_ctx {
     kiln_abi_ptr printf_buffer; /* the command's struct kiln_printf_buffer, or NULL */
     kiln_abi_ptr stack_lo;      /* the running thread's stack, [stack_lo, stack_hi) (ABI 6), */
     kiln_abi_ptr stack_hi;      /* where to_private finds private variables; 0, 0 if unknown */
+    kiln_abi_ptr enqueue;       /* struct kiln_enq_site (kiln_enqueue.h), or NULL (ABI 11) */
 };
 
 /*

@@ -74,6 +74,7 @@ static void command_free(struct kiln_rt_command *cmd)
             kiln_rt_obj_drop(&cmd->u.nd.kernel->obj);
         for (unsigned i = 0; i < cmd->u.nd.num_held; i++)
             kiln_rt_obj_drop(&cmd->u.nd.held[i]->obj);
+        kiln_rt_enqueue_release(&cmd->u.nd);
         if ((unsigned char *)cmd->u.nd.work.args != cmd->inline_args)
             free(cmd->u.nd.work.args); /* the held list and the argument store with it */
     }

@@ -38,10 +38,16 @@ static const cl_name_version device_exts[] = {
     {CL_MAKE_VERSION(1, 0, 0), "cl_khr_fp64"},
 };
 
+/* OpenCL C 2.0 makes device-side enqueue mandatory: listed only when that is reported. */
 static const cl_name_version c_versions[] = {
     {CL_MAKE_VERSION(1, 0, 0), "OpenCL C"},
     {CL_MAKE_VERSION(1, 1, 0), "OpenCL C"},
     {CL_MAKE_VERSION(1, 2, 0), "OpenCL C"},
+    {CL_MAKE_VERSION(3, 0, 0), "OpenCL C"},
+};
+static const cl_name_version c_versions_with_20[] = {
+    {CL_MAKE_VERSION(1, 0, 0), "OpenCL C"}, {CL_MAKE_VERSION(1, 1, 0), "OpenCL C"},
+    {CL_MAKE_VERSION(1, 2, 0), "OpenCL C"}, {CL_MAKE_VERSION(2, 0, 0), "OpenCL C"},
     {CL_MAKE_VERSION(3, 0, 0), "OpenCL C"},
 };
 
@@ -394,7 +400,10 @@ cl_int CL_API_CALL clGetDeviceInfo(cl_device_id device, cl_device_info param, si
         put_bytes(&a, device_exts, sizeof(device_exts));
         break;
     case CL_DEVICE_OPENCL_C_ALL_VERSIONS:
-        put_bytes(&a, c_versions, sizeof(c_versions));
+        if (devenq)
+            put_bytes(&a, c_versions_with_20, sizeof(c_versions_with_20));
+        else
+            put_bytes(&a, c_versions, sizeof(c_versions));
         break;
     case CL_DEVICE_OPENCL_C_FEATURES:
         put_bytes(&a, c_features, sizeof(c_features));

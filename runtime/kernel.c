@@ -466,7 +466,7 @@ cl_int CL_API_CALL clGetKernelWorkGroupInfo(cl_kernel k, cl_device_id device,
         pthread_mutex_unlock(&k->lock);
         return kiln_rt_info(&ul, sizeof(ul), param_value_size, param_value, param_value_size_ret);
     case CL_KERNEL_PREFERRED_WORK_GROUP_SIZE_MULTIPLE:
-        sz = 16;
+        sz = KILN_RT_WG_MULTIPLE;
         return kiln_rt_info(&sz, sizeof(sz), param_value_size, param_value, param_value_size_ret);
     case CL_KERNEL_PRIVATE_MEM_SIZE:
         ul = k->cc->private_mem;
@@ -700,8 +700,8 @@ static cl_int snapshot_args(cl_kernel k, struct kiln_rt_command *cmd, size_t loc
             at += sizeof(size_t);
             break;
         case KILN_CC_ARG_QUEUE:
-            /* The kernel's queue_t is the scheduler's queue (NULL until it exists). */
-            memcpy(slot, &a->queue->device_queue.sched, sizeof(void *));
+            /* The kernel's queue_t is the device's queue, never the API object. */
+            memcpy(slot, &a->queue->device_queue.dev, sizeof(void *));
             at += sizeof(void *);
             break;
         default: {
@@ -840,6 +840,8 @@ static cl_int enqueue_ndrange(cl_command_queue q, cl_kernel k, cl_uint dim, cons
     }
     pthread_mutex_lock(&k->lock);
     err = snapshot_args(k, cmd, (size_t)q->device->local_mem_size);
+    if (err == CL_SUCCESS && k->cc->enqueues)
+        err = kiln_rt_enqueue_prepare(q, k, nd);
     pthread_mutex_unlock(&k->lock);
     if (err != CL_SUCCESS) {
         kiln_rt_command_discard(cmd);

@@ -38,6 +38,7 @@ static void program_destroy(struct kiln_object *obj)
     cl_program p = (cl_program)obj;
     kiln_rt_variants_free(atomic_load_explicit(&p->variants, memory_order_relaxed),
                           p->variant_rows);
+    free(p->dev_kernels);
     if (p->built) {
         const struct kiln_cc_interface *cc = NULL;
         if (kiln_rt_compiler(&cc) == CL_SUCCESS)
@@ -240,6 +241,8 @@ static cl_int build(cl_program p, const char *options, bool compile,
     unsigned old_rows = p->variant_rows;
     atomic_store_explicit(&p->variants, NULL, memory_order_relaxed);
     p->variant_rows = 0;
+    free(p->dev_kernels);
+    p->dev_kernels = NULL;
     /* A binary's object or library stays when linking it failed. */
     if (input && !built)
         old = NULL;

@@ -67,6 +67,22 @@ static cl_command_queue devq_default_locked(cl_context ctx, cl_device_id dev)
     return NULL;
 }
 
+cl_command_queue kiln_rt_devq_hold(cl_context ctx, cl_device_id dev, cl_command_queue q)
+{
+    cl_command_queue found = NULL;
+    pthread_mutex_lock(&ctx->lock);
+    if (!q)
+        found = devq_default_locked(ctx, dev);
+    for (cl_command_queue p = ctx->device_queues; q && p && !found; p = p->device_queue.next)
+        if (p == q)
+            found = p;
+    /* Listed means not yet at its last release, which unlists it under this lock. */
+    if (found)
+        kiln_rt_obj_hold(&found->obj);
+    pthread_mutex_unlock(&ctx->lock);
+    return found;
+}
+
 bool kiln_rt_devq_is_live(cl_context ctx, cl_command_queue q)
 {
     bool found = false;
@@ -90,8 +106,9 @@ cl_int kiln_rt_check_queue(cl_command_queue q)
 static void queue_destroy(struct kiln_object *obj)
 {
     cl_command_queue q = (cl_command_queue)obj;
-    /* The scheduler's part (q->device_queue.sched) is always NULL until the scheduler
-     * makes one; it is to be freed here, when no command can reach it any more. */
+    /* No command can reach the device's queue any more: launches hold their queues. */
+    if (q->device_queue.dev)
+        q->device->ops->queue_release(q->device_queue.dev);
     if (q->last)
         kiln_rt_obj_drop(&q->last->obj);
     drop_outstanding(q);
@@ -301,8 +318,17 @@ clCreateCommandQueueWithProperties(cl_context context, cl_device_id device,
             queue_create(context, device, props, properties, properties ? (len ? len : 1) : 0, &q);
     if (err == CL_SUCCESS && q->on_device) {
         q->device_queue.size = has_size ? (cl_uint)size : KILN_RT_DEVQ_PREFERRED_SIZE;
-        err = devq_register(q, (props & CL_QUEUE_ON_DEVICE_DEFAULT) != 0, &q);
+        err = q->device->ops->queue_create(q->device->dev, q->device_queue.size,
+                                           &q->device_queue.dev);
+        if (err != CL_SUCCESS) {
+            q->on_device = false; /* never listed: nothing to take off the list */
+            kiln_rt_obj_release(&q->obj);
+            q = NULL;
+            err = KILN_ERR(err, "no memory for the device queue");
+        }
     }
+    if (err == CL_SUCCESS && q->on_device)
+        err = devq_register(q, (props & CL_QUEUE_ON_DEVICE_DEFAULT) != 0, &q);
     kiln_set_errcode(errcode_ret, err);
     return q;
 }

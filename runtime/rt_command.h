@@ -67,7 +67,21 @@ struct kiln_rt_ndrange {
     size_t local_bytes; /* arena bytes the __local arguments need */
     cl_mem *held;       /* buffer arguments, held until completion */
     unsigned num_held;
+    /* A kernel that can enqueue kernels (devenqueue.c): what its tree of launches may use,
+     * and the device queues it holds until completion. */
+    struct kiln_dev_enqueue enq;
+    cl_command_queue *held_queues; /* malloc'd, num_held_queues of them; NULL when none */
+    unsigned num_held_queues;
 };
+
+/*
+ * A launch of a kernel that can enqueue (devenqueue.c): its program's table of kernels the
+ * device may launch, the default device queue and those of its queue_t arguments (held),
+ * in nd->work.enq. Called after the arguments' snapshot; CL_OUT_OF_HOST_MEMORY.
+ */
+cl_int kiln_rt_enqueue_prepare(cl_command_queue q, cl_kernel k, struct kiln_rt_ndrange *nd);
+/* Drops what kiln_rt_enqueue_prepare took (the command is being freed). */
+void kiln_rt_enqueue_release(struct kiln_rt_ndrange *nd);
 
 /* clEnqueueSVMFree: the application's callback, or svm.c's, which clSVMFree's each pointer. */
 struct kiln_rt_svm_free {

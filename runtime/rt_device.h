@@ -10,6 +10,7 @@
 #include <stddef.h>
 
 #include "rt_object.h"
+#include "kiln_device.h"
 
 struct kiln_dev;
 struct kiln_dev_ops;
@@ -66,23 +67,26 @@ extern struct _cl_device_id kiln_rt_device;
  * switch KILN_DEVICE_ENQUEUE=1 is set (read once; docs/envvars.md). With it the device reports
  * CL_DEVICE_QUEUE_SUPPORTED | CL_DEVICE_QUEUE_REPLACEABLE_DEFAULT and these limits:
  *
- * - preferred size 256 KiB: a device queue is host memory on a CPU, and 256 KiB holds a few
- *   thousand pending enqueues (a block literal, an ndrange_t and a short wait list each), more
- *   than a kernel's work-items usually have in flight;
- * - maximum size 8 MiB: 32 times that, so that a deep recursion can still be given room, while
- *   a size the application gets wrong (a byte count taken for a count of entries) is refused
- *   instead of reserving gigabytes;
+ * - preferred size 256 KiB: a pending enqueue takes 64 bytes of a device queue plus its block
+ *   literal, wait list and __local sizes (device-cpu/enqueue.c), so 256 KiB holds two to three
+ *   thousand, more than a kernel's work-items usually have in flight;
+ * - maximum size 64 MiB: room for 10^5 and more children pending from one parent; the queue
+ *   reserves no memory of its own, and a size the application gets wrong (a byte count taken
+ *   for a count of entries) is still refused instead of promising gigabytes;
  * - 1024 device queues per device and context: a device queue costs the runtime a few hundred
  *   bytes until the scheduler gives it its ring, so the bound only stops a leak from growing
  *   without end (and is above the CTS's own cap of 1000 queues plus the default one);
  * - 1024 events (CL_DEVICE_MAX_ON_DEVICE_EVENTS), the specification's minimum.
  */
 #define KILN_RT_DEVQ_PREFERRED_SIZE (256u * 1024u)
-#define KILN_RT_DEVQ_MAX_SIZE       (8u * 1024u * 1024u)
+#define KILN_RT_DEVQ_MAX_SIZE       (64u * 1024u * 1024u)
 #define KILN_RT_DEVQ_MAX_QUEUES     1024u
-#define KILN_RT_DEVQ_MAX_EVENTS     1024u
+#define KILN_RT_DEVQ_MAX_EVENTS     KILN_DEV_MAX_ON_DEVICE_EVENTS
 
 /* True when KILN_DEVICE_ENQUEUE=1: the device reports device-side queues (above). */
+/* CL_KERNEL_PREFERRED_WORK_GROUP_SIZE_MULTIPLE of every kernel. */
+#define KILN_RT_WG_MULTIPLE 16
+
 bool kiln_rt_devenq_enabled(void);
 
 cl_int kiln_rt_check_platform(cl_platform_id p);

@@ -40,6 +40,9 @@ struct _cl_program {
      * under the lock, rows first; a launch may read them without it. */
     _Atomic(struct kiln_rt_variant *) variants;
     unsigned variant_rows;
+    /* The device's view of `built`'s kernel table for device-side enqueue (devenqueue.c),
+     * made under the lock by the first launch that needs it; freed with `built`. */
+    struct kiln_dev_kernel *dev_kernels;
 };
 
 struct kiln_rt_arg {

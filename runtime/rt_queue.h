@@ -12,7 +12,7 @@
 #include "rt_object.h"
 #include "rt_recycle.h"
 
-struct kiln_sched_devq;
+struct kiln_dev_queue;
 
 /*
  * What a device-side queue (CL_QUEUE_ON_DEVICE, OpenCL 3.0 §5.1) has beyond the common part.
@@ -25,9 +25,9 @@ struct kiln_rt_devq {
     bool is_default; /* under context->lock: the default device queue of its context and device */
     /* under context->lock: the next of the context's live device queues (context.c) */
     cl_command_queue next;
-    /* The scheduler's queue that device-side enqueues go to; NULL until the scheduler
-     * implements it. Made at creation, freed in queue_destroy once no command can use it. */
-    struct kiln_sched_devq *sched;
+    /* The device's queue that device-side enqueues go to (kiln_device.h): made at creation,
+     * freed in queue_destroy, once no command can use it (launches hold their queues). */
+    struct kiln_dev_queue *dev;
 };
 
 struct _cl_command_queue {
@@ -58,5 +58,10 @@ struct _cl_command_queue {
  * application passes are safe. Takes ctx->lock.
  */
 bool kiln_rt_devq_is_live(cl_context ctx, cl_command_queue q);
+/*
+ * Holds (kiln_rt_obj_hold) and returns device queue q of ctx if it is still live, or with q
+ * NULL the default device queue of dev in ctx; NULL when there is none.
+ */
+cl_command_queue kiln_rt_devq_hold(cl_context ctx, cl_device_id dev, cl_command_queue q);
 
 #endif

@@ -301,9 +301,17 @@ static enum kiln_cc_status link(const struct kiln_cc_program *const *inputs, uns
     return finish(status, p, &log, out, log_out);
 }
 
-static unsigned num_kernels(const struct kiln_cc_program *p)
+static unsigned table_size(const struct kiln_cc_program *p)
 {
     return p->num_kernels;
+}
+
+static unsigned num_kernels(const struct kiln_cc_program *p)
+{
+    unsigned n = p->num_kernels;
+    while (n > 0 && p->kernels[n - 1].block)
+        n--;
+    return n;
 }
 
 static const struct kiln_cc_kernel *kernel(const struct kiln_cc_program *p, unsigned i)
@@ -343,6 +351,7 @@ static const struct kiln_cc_interface interface = {
     .abi_version = KILN_CC_ABI_VERSION,
     .build = build,
     .num_kernels = num_kernels,
+    .table_size = table_size,
     .kernel = kernel,
     .destroy = destroy,
     .assembly = assembly,

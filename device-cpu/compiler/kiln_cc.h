@@ -79,6 +79,13 @@ struct kiln_cc_kernel {
     size_t private_mem;
     /* Non-zero when the kernel can reach printf: its commands need a printf buffer. */
     unsigned uses_printf;
+    /* Non-zero when the program uses device-side enqueue: its groups need ctx->enqueue. */
+    unsigned enqueues;
+    /*
+     * Non-zero for a block's kernel (enqueue_kernel): launched by the device only, never
+     * named to the application. The table holds them after every other kernel.
+     */
+    unsigned block;
 };
 
 struct kiln_cc_program;
@@ -123,9 +130,14 @@ struct kiln_cc_interface {
      */
     enum kiln_cc_status (*build)(const char *source, const char *options,
                                  struct kiln_cc_program **out, char **log);
+    /* The kernels the application sees (the block kernels follow them in the table). */
     unsigned (*num_kernels)(const struct kiln_cc_program *p);
-    /* Kernel i in source order; valid until the program is destroyed. */
+    /*
+     * Kernel i in source order, for i below table_size(): the application's kernels, then
+     * the block kernels of enqueue_kernel. Valid until the program is destroyed.
+     */
     const struct kiln_cc_kernel *(*kernel)(const struct kiln_cc_program *p, unsigned i);
+    unsigned (*table_size)(const struct kiln_cc_program *p);
     void (*destroy)(struct kiln_cc_program *p);
     /*
      * For tests: the assembly text the code generator emitted for the program,
@@ -186,7 +198,7 @@ struct kiln_cc_interface {
     size_t (*variable_bytes)(const struct kiln_cc_program *p);
 };
 
-#define KILN_CC_ABI_VERSION 10
+#define KILN_CC_ABI_VERSION 11
 
 /*
  * CL_DEVICE_MAX_GLOBAL_VARIABLE_SIZE: a program with a larger program-scope variable fails to

@@ -8,8 +8,8 @@
  *    CL_DEVICE_VERSION and CL_DEVICE_OPENCL_C_VERSION strings, and the latter is listed in
  *    CL_DEVICE_OPENCL_C_ALL_VERSIONS;
  *  - every OpenCL C version listed builds with its -cl-std and sets __OPENCL_C_VERSION__;
- *    OpenCL C 2.0, not listed, lacks device-side enqueue (docs/status.md says why 2.0 is
- *    not listed; this check fails once enqueue_kernel builds, so that the list is revisited);
+ *    OpenCL C 2.0 is listed exactly when device-side enqueue, which it makes mandatory, is
+ *    reported (CL_DEVICE_DEVICE_ENQUEUE_CAPABILITIES), and then a kernel enqueues a child;
  *  - every feature of CL_DEVICE_OPENCL_C_FEATURES is defined in an OpenCL C 3.0 kernel, and of
  *    every known __opencl_c_* macro a kernel sees exactly the reported ones; each feature
  *    agrees with the device query that describes it;
@@ -320,10 +320,28 @@ static void versions(struct kt_env *env)
     KT_CHECK(has_c_version, "CL_DEVICE_OPENCL_C_VERSION '%s' is not in _ALL_VERSIONS", c_version);
     KT_CHECK(has_api_version, "OpenCL C %u.%u, the device's version, is not in _ALL_VERSIONS",
              CL_VERSION_MAJOR(num), CL_VERSION_MINOR(num));
-    /* 2.0 is left out because device-side enqueue does not work (docs/status.md): when it
-     * does, this fails and OpenCL C 2.0 should be listed. */
-    if (!has_20)
-        kt_build_fails(env, enqueue_src, "-cl-std=CL2.0", "error", "enqueue_kernel at CL2.0");
+    cl_device_device_enqueue_capabilities caps = 0;
+    KT_EXPECT(clGetDeviceInfo(env->device, CL_DEVICE_DEVICE_ENQUEUE_CAPABILITIES, sizeof(caps),
+                              &caps, NULL),
+              CL_SUCCESS);
+    KT_CHECK(has_20 == (caps != 0), "OpenCL C 2.0 %s, device-side enqueue %s",
+             has_20 ? "listed" : "not listed", caps ? "reported" : "not reported");
+    if (has_20) {
+        cl_int err;
+        cl_queue_properties props[] = {CL_QUEUE_PROPERTIES,
+                                       CL_QUEUE_ON_DEVICE | CL_QUEUE_ON_DEVICE_DEFAULT |
+                                           CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE,
+                                       0};
+        cl_command_queue dq =
+            clCreateCommandQueueWithProperties(env->context, env->device, props, &err);
+        KT_EXPECT(err, CL_SUCCESS);
+        int out = 0;
+        struct kt_arg args[] = {{KT_INOUT, sizeof(out), &out}};
+        KT_EXPECT(kt_run(env, enqueue_src, "-cl-std=CL2.0", "parent", 1, 1, 1, args), CL_SUCCESS);
+        KT_CHECK(out == 1, "the child of an OpenCL C 2.0 kernel wrote %d", out);
+        if (dq)
+            clReleaseCommandQueue(dq);
+    }
     free(v);
     free(dev_version);
     free(c_version);

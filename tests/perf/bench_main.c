@@ -24,6 +24,7 @@ static const struct bench_case *const cases[] = {
     &bench_case_transcendental, &bench_case_nbody,      &bench_case_pipe4,
     &bench_case_pipe64,         &bench_case_pipe4_item, &bench_case_barrier_loop,
     &bench_case_async_copy,     &bench_case_build_cold, &bench_case_build_warm,
+    &bench_case_device_enqueue, &bench_case_fanout,     &bench_case_fanout_flat,
 };
 enum { NCASES = sizeof(cases) / sizeof(cases[0]) };
 

@@ -238,6 +238,49 @@ static bool is_kernel(LLVMValueRef fn)
 }
 
 /*
+ * A block's kernel (docs/compiler.md, "Device-side enqueue"): Clang makes one per block
+ * passed to enqueue_kernel, a kernel without argument metadata whose first parameter is the
+ * block literal (a generic pointer) and whose others are the block's `local void *`
+ * parameters. Only the device launches it; the runtime never shows it to the application.
+ */
+bool kiln_cc_is_block_kernel(LLVMValueRef fn)
+{
+    size_t len;
+    const char *name = LLVMGetValueName2(fn, &len);
+    if (!is_kernel(fn) || strncmp(name, "__", 2) != 0 || !strstr(name, "_block_invoke") ||
+        len < 7 || strcmp(name + len - 7, "_kernel") != 0)
+        return false;
+    struct md_list md;
+    md.entries = LLVMGlobalCopyAllMetadata(fn, &md.count);
+    LLVMContextRef ctx = LLVMGetModuleContext(LLVMGetGlobalParent(fn));
+    bool described = md_node(ctx, &md, "kernel_arg_addr_space") != NULL;
+    LLVMDisposeValueMetadataEntries(md.entries);
+    return !described;
+}
+
+/* A block kernel's arguments: the literal, then one __local pointer per `local void *`. */
+static enum kiln_cc_status read_block_args(struct kiln_cc_kernel *k)
+{
+    struct kiln_cc_arg *args = (struct kiln_cc_arg *)k->args;
+    for (unsigned i = 0; i < k->num_args; i++) {
+        struct kiln_cc_arg *a = &args[i];
+        a->kind = i == 0 ? KILN_CC_ARG_GLOBAL_PTR : KILN_CC_ARG_LOCAL_PTR;
+        a->addr_space = i == 0 ? KILN_CC_AS_GENERIC : KILN_CC_AS_LOCAL;
+        a->size = 8;
+        a->align = 8;
+        a->name = strdup(i == 0 ? "block" : "local");
+        a->type_name = strdup("void*");
+        a->access_qual = strdup("NONE");
+        a->type_qual = strdup("");
+        if (!a->name || !a->type_name || !a->access_qual || !a->type_qual)
+            return KILN_CC_OUT_OF_MEMORY;
+    }
+    k->attributes = strdup("");
+    k->block = 1;
+    return k->attributes ? KILN_CC_OK : KILN_CC_OUT_OF_MEMORY;
+}
+
+/*
  * A kernel this build makes a work-group function for: every kernel, but in a local-size
  * variant's build (struct kiln_cc_variant) only the one it specialises. The others are then plain
  * functions that the work-group stage inlines where a kernel calls them and otherwise drops,
@@ -247,6 +290,12 @@ static bool is_built_kernel(const struct kiln_cc_build *b, LLVMValueRef fn)
 {
     const char *only = b->opts->variant_kernel;
     return is_kernel(fn) && (!only || strcmp(LLVMGetValueName(fn), only) == 0);
+}
+
+/* Kernels in the table's order: the application's in source order, then the blocks'. */
+static bool in_pass(const struct kiln_cc_build *b, LLVMValueRef fn, bool blocks)
+{
+    return is_built_kernel(b, fn) && kiln_cc_is_block_kernel(fn) == blocks;
 }
 
 static enum kiln_cc_status read_kernel(struct kiln_cc_build *b, LLVMValueRef fn,
@@ -262,6 +311,8 @@ static enum kiln_cc_status read_kernel(struct kiln_cc_build *b, LLVMValueRef fn,
     if (!k->name || !args)
         return KILN_CC_OUT_OF_MEMORY;
 
+    if (kiln_cc_is_block_kernel(fn))
+        return read_block_args(k);
     md.entries = LLVMGlobalCopyAllMetadata(fn, &md.count);
     if (!md_node(b->ctx, &md, "kernel_arg_addr_space") && k->num_args > 0) {
         kiln_cc_log_printf(b->log, "error: kernel '%s' has no argument metadata\n", k->name);
@@ -310,18 +361,20 @@ enum kiln_cc_status kiln_cc_kernels_read(struct kiln_cc_build *b)
     if (!p->kernels || !b->kernel_fns || !b->wrappers)
         return KILN_CC_OUT_OF_MEMORY;
 
-    for (LLVMValueRef fn = LLVMGetFirstFunction(b->mod); fn; fn = LLVMGetNextFunction(fn)) {
-        if (!is_built_kernel(b, fn))
-            continue;
-        b->kernel_fns[p->num_kernels] = fn;
-        /* Count first, so kiln_cc_kernels_free also frees a half-read kernel. */
-        struct kiln_cc_kernel *k = &p->kernels[p->num_kernels++];
-        enum kiln_cc_status s = read_kernel(b, fn, k);
-        /* Keep going after an unsupported argument so the log lists them all. */
-        if (s != KILN_CC_OK && status == KILN_CC_OK)
-            status = s;
-        if (s == KILN_CC_OUT_OF_MEMORY || s == KILN_CC_INTERNAL)
-            return s;
+    for (int blocks = 0; blocks < 2; blocks++) {
+        for (LLVMValueRef fn = LLVMGetFirstFunction(b->mod); fn; fn = LLVMGetNextFunction(fn)) {
+            if (!in_pass(b, fn, blocks))
+                continue;
+            b->kernel_fns[p->num_kernels] = fn;
+            /* Count first, so kiln_cc_kernels_free also frees a half-read kernel. */
+            struct kiln_cc_kernel *k = &p->kernels[p->num_kernels++];
+            enum kiln_cc_status s = read_kernel(b, fn, k);
+            /* Keep going after an unsupported argument so the log lists them all. */
+            if (s != KILN_CC_OK && status == KILN_CC_OK)
+                status = s;
+            if (s == KILN_CC_OUT_OF_MEMORY || s == KILN_CC_INTERNAL)
+                return s;
+        }
     }
-    return status;
+    return status == KILN_CC_OK ? kiln_cc_enqueue_calls(b) : status;
 }

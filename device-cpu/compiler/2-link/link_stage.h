@@ -10,6 +10,13 @@
 #include "cc_util.h"
 
 enum kiln_cc_status kiln_cc_kernels_read(struct kiln_cc_build *b);
+/* Whether fn is the kernel Clang made for a block passed to enqueue_kernel (kernel_info.c). */
+bool kiln_cc_is_block_kernel(LLVMValueRef fn);
+/*
+ * Part of the kernels' stage (enqueue_calls.c): names each block kernel by its index in the
+ * enqueue built-ins' calls, and marks the kernels of a program that enqueues.
+ */
+enum kiln_cc_status kiln_cc_enqueue_calls(struct kiln_cc_build *b);
 enum kiln_cc_status kiln_cc_copy_ahead(struct kiln_cc_build *b);
 enum kiln_cc_status kiln_cc_link_library(struct kiln_cc_build *b);
 enum kiln_cc_status kiln_cc_guard_divisions(struct kiln_cc_build *b);

@@ -164,6 +164,8 @@ static void put_info(struct out *o, const struct kiln_cc_program *p, const char 
         put_u64(o, k->scratch_per_item);
         put_u64(o, k->private_mem);
         put_u32(o, k->uses_printf);
+        put_u32(o, k->enqueues);
+        put_u32(o, k->block);
     }
     put_str(o, log);
 }
@@ -315,6 +317,8 @@ static bool read_info(struct in *in, struct kiln_cc_program *p, char ***wg_names
         k->scratch_per_item = get_n(in, 8);
         k->private_mem = get_n(in, 8);
         k->uses_printf = get_n(in, 4) != 0;
+        k->enqueues = get_n(in, 4) != 0;
+        k->block = get_n(in, 4) != 0;
         if (in->bad)
             return false;
     }
