@@ -48,6 +48,7 @@
  */
 #include "cpu_internal.h"
 
+#include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -60,6 +61,8 @@
 #define MAX_LOCAL_ARGS 64
 /* The largest block literal a child may carry. */
 #define MAX_BLOCK_BYTES (64u * 1024)
+/* Children of at most this many work-groups run whole on one thread (kiln_sched_submit_nested). */
+#define NESTED_GROUPS 4
 /* Local size chosen for a dimension when the ndrange gives none, at most. */
 #define AUTO_LOCAL 64
 /* What a pending command takes of its device queue's CL_QUEUE_SIZE, besides its tail. */
@@ -108,8 +111,9 @@ struct kiln_enq_cmd {
     const struct kiln_dev_enqueue *enq;
     struct kiln_dev *dev;
     struct kiln_sched *sched;
-    struct kiln_dev_queue *queue; /* whose room it takes; NULL for the root */
-    size_t bytes;
+    struct kiln_dev_queue *queue;   /* whose room it takes; NULL for the root */
+    size_t bytes;                   /* of the queue's room */
+    size_t record;                  /* bytes of this record (record_free) */
     struct kiln_dev_launch *launch; /* the root's: the runtime's launch record */
     bool marker;
     /* A child kernel: its launch. */
@@ -148,6 +152,122 @@ static struct tail tail_of(struct kiln_enq_cmd *c, unsigned num_local)
 }
 
 #define site kiln_cpu_enq_site
+
+/*
+ * Command records of up to RECORD_BYTES are recycled through a per-thread free list (at most
+ * RECORD_CACHE each), so a steady stream of small children costs no allocator call: a record
+ * freed on one worker serves that worker's next enqueue. The list is private to its thread;
+ * its blocks are freed when the thread exits (cache_key's destructor). Records made on one
+ * thread and freed on another move between the lists through a shared one, in batches of
+ * RECORD_BATCH under central_lock, which keeps up to CENTRAL_MAX records for later launches
+ * instead of handing them back to the C library (whose trimming would fault the pages in
+ * again at every burst of children).
+ */
+#define RECORD_BYTES 1024
+#define RECORD_CACHE 256
+#define RECORD_BATCH 64
+#define CENTRAL_MAX  8192
+
+static pthread_mutex_t central_lock = PTHREAD_MUTEX_INITIALIZER;
+static void *central_head; /* under central_lock */
+static unsigned central_count;
+
+struct record_cache {
+    void *head; /* each free block starts with the next one's address */
+    unsigned count;
+};
+
+static _Thread_local struct record_cache cache;
+static pthread_key_t cache_key;
+static pthread_once_t cache_once = PTHREAD_ONCE_INIT;
+static bool cache_key_made;
+
+static void cache_drop(void *arg)
+{
+    struct record_cache *c = arg;
+    while (c->head) {
+        void *next = *(void **)c->head;
+        free(c->head);
+        c->head = next;
+    }
+    c->count = 0;
+}
+
+static void cache_key_make(void)
+{
+    cache_key_made = pthread_key_create(&cache_key, cache_drop) == 0;
+}
+
+static void *record_alloc(size_t bytes)
+{
+    if (bytes > RECORD_BYTES)
+        return kiln_malloc(bytes);
+    if (!cache.head && central_count) { /* a racy look; the lock decides */
+        pthread_mutex_lock(&central_lock);
+        for (unsigned i = 0; i < RECORD_BATCH && central_head; i++) {
+            void *r = central_head;
+            central_head = *(void **)r;
+            central_count--;
+            *(void **)r = cache.head;
+            cache.head = r;
+            cache.count++;
+        }
+        pthread_mutex_unlock(&central_lock);
+    }
+    if (cache.head) {
+        void *r = cache.head;
+        cache.head = *(void **)r;
+        cache.count--;
+        return r;
+    }
+    return kiln_malloc(RECORD_BYTES);
+}
+
+static void record_free(void *r, size_t bytes)
+{
+    if (bytes > RECORD_BYTES) {
+        free(r);
+        return;
+    }
+    if (cache.count >= RECORD_CACHE) {
+        /* A batch from the top of this thread's list to the shared one, or to the C library
+         * once the shared one is full. */
+        void *batch = NULL;
+        for (unsigned i = 0; i < RECORD_BATCH; i++) {
+            void *b = cache.head;
+            cache.head = *(void **)b;
+            cache.count--;
+            *(void **)b = batch;
+            batch = b;
+        }
+        pthread_mutex_lock(&central_lock);
+        bool room = central_count + RECORD_BATCH <= CENTRAL_MAX;
+        while (room && batch) {
+            void *b = batch;
+            batch = *(void **)b;
+            *(void **)b = central_head;
+            central_head = b;
+            central_count++;
+        }
+        pthread_mutex_unlock(&central_lock);
+        while (batch) {
+            void *b = batch;
+            batch = *(void **)b;
+            free(b);
+        }
+    }
+    if (!cache.head && !cache.count) {
+        /* The first block this thread keeps: free the list when the thread exits. */
+        pthread_once(&cache_once, cache_key_make);
+        if (!cache_key_made || pthread_setspecific(cache_key, &cache) != 0) {
+            free(r);
+            return;
+        }
+    }
+    *(void **)r = cache.head;
+    cache.head = r;
+    cache.count++;
+}
 
 static uint64_t now_ns(void)
 {
@@ -321,14 +441,14 @@ static void cmd_complete(struct kiln_enq_cmd *c)
         atomic_fetch_sub_explicit(&c->queue->used, c->bytes, memory_order_relaxed);
     if (!parent) {
         struct kiln_dev_launch *l = c->launch;
-        free(c);
+        record_free(c, c->record);
         l->note = status < 0 ? "a kernel it enqueued failed" : NULL;
         l->done(l, status < 0 ? CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST : CL_COMPLETE);
         return;
     }
     if (status < 0)
         fail(parent, status);
-    free(c);
+    record_free(c, c->record);
     cmd_done(parent);
 }
 
@@ -374,7 +494,12 @@ static void cmd_start(struct kiln_enq_cmd *c)
     c->job.run = kiln_cpu_run_groups;
     c->job.done = child_groups_done;
     c->job.min_chunk = 1;
-    kiln_sched_submit(c->sched, &c->job);
+    /* A small child runs whole on the worker that readied it (or one that takes it): no
+     * shared list, no lock. A larger one is dealt to every worker like a host launch. */
+    if (c->job.num_items <= NESTED_GROUPS)
+        kiln_sched_submit_nested(c->sched, &c->job);
+    else
+        kiln_sched_submit(c->sched, &c->job);
 }
 
 static void gate_open(struct kiln_enq_cmd *c)
@@ -445,8 +570,8 @@ static int setup_ranges(struct kiln_enq_cmd *c, const struct kiln_enq_ndrange *r
             return KILN_CLK_INVALID_NDRANGE;
         if (chosen) {
             /* The largest divisor of the size up to AUTO_LOCAL in x: whole groups. */
-            local = 1;
-            for (size_t l = d == 0 ? AUTO_LOCAL : 1; l > 1 && local == 1; l--)
+            local = d == 0 && global <= AUTO_LOCAL ? global : 1;
+            for (size_t l = AUTO_LOCAL; d == 0 && global > AUTO_LOCAL && l > 1 && local == 1; l--)
                 if (global % l == 0)
                     local = l;
         }
@@ -494,12 +619,13 @@ static int cmd_new(struct site *s, struct kiln_dev_queue *q, size_t tail, unsign
         atomic_fetch_sub_explicit(&q->used, bytes, memory_order_relaxed);
         return KILN_CLK_DEVICE_QUEUE_FULL;
     }
-    struct kiln_enq_cmd *c = kiln_malloc(sizeof(struct kiln_enq_cmd) + tail);
+    struct kiln_enq_cmd *c = record_alloc(sizeof(struct kiln_enq_cmd) + tail);
     if (!c) {
         atomic_fetch_sub_explicit(&q->used, bytes, memory_order_relaxed);
         return KILN_CLK_OUT_OF_RESOURCES;
     }
     memset(c, 0, sizeof(*c));
+    c->record = sizeof(struct kiln_enq_cmd) + tail;
     struct kiln_enq_cmd *parent = s->cmd;
     atomic_init(&c->pending, 1);
     atomic_init(&c->status, CL_COMPLETE);
@@ -539,7 +665,7 @@ static int cmd_submit(struct site *s, struct kiln_enq_cmd *c, unsigned n, void *
         c->event = p ? event_alloc(p, 2) : NULL; /* the kernel's handle and the command's */
         if (!c->event) {
             atomic_fetch_sub_explicit(&c->queue->used, c->bytes, memory_order_relaxed);
-            free(c);
+            record_free(c, c->record);
             return KILN_CLK_EVENT_ALLOCATION_FAILURE;
         }
         *ret = c->event;
@@ -612,7 +738,7 @@ static int op_enqueue(void *site, const struct kiln_enq_call *call)
         st = setup_args(c, k, call->num_local, call->local_sizes, c->dev->local_mem_size);
     if (st != KILN_CLK_SUCCESS) {
         atomic_fetch_sub_explicit(&q->used, c->bytes, memory_order_relaxed);
-        free(c);
+        record_free(c, c->record);
         return st;
     }
     struct kiln_wg_ctx *b = &c->nd.base;
@@ -740,12 +866,13 @@ void kiln_cpu_enq_group_end(struct site *s)
 cl_int kiln_cpu_enq_root(struct kiln_dev *dev, struct kiln_sched *sched,
                          struct kiln_dev_ndrange *nd, struct kiln_dev_launch *l)
 {
-    struct kiln_enq_cmd *c = kiln_malloc(sizeof(*c));
+    struct kiln_enq_cmd *c = record_alloc(sizeof(*c));
     if (!c) {
         l->note = "no memory for the launch's device-side enqueue state";
         return CL_OUT_OF_HOST_MEMORY;
     }
     memset(c, 0, sizeof(*c));
+    c->record = sizeof(*c);
     atomic_init(&c->pending, 1);
     atomic_init(&c->status, CL_COMPLETE);
     atomic_init(&c->gate, 0);

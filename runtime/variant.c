@@ -171,7 +171,10 @@ const struct kiln_cc_kernel *kiln_rt_variant_for(cl_kernel k, cl_uint dim, const
 {
     cl_program p = k->program;
     pthread_once(&threshold_once, read_threshold);
-    if (threshold == 0 || !p->source || p->from_binary)
+    /* A program that enqueues kernels from kernels has no variants (the compiler refuses
+     * them: a variant's kernel table would hold one kernel); not even asking saves loading
+     * the compiler's back end for nothing. */
+    if (threshold == 0 || !p->source || p->from_binary || k->cc->enqueues)
         return k->cc;
     size_t size[3] = {1, 1, 1};
     bool zero = true;

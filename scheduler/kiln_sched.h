@@ -79,6 +79,14 @@ unsigned kiln_sched_num_workers(const struct kiln_sched *s);
 void kiln_sched_submit(struct kiln_sched *s, struct kiln_sched_job *job);
 
 /*
+ * Like kiln_sched_submit() for a small job submitted from inside a running job's run() or
+ * done(): on one of the pool's workers, the job goes to that worker's own stack and is run
+ * whole (all its items, then done()) by one thread: that worker when it is next free, or an
+ * idle worker or a helping thread that takes it first. Elsewhere it is kiln_sched_submit().
+ */
+void kiln_sched_submit_nested(struct kiln_sched *s, struct kiln_sched_job *job);
+
+/*
  * Run chunks on the calling thread instead of sleeping (clFinish,
  * clWaitForEvents). Claims chunks of `prefer` while it is still in flight and
  * has unclaimed items, otherwise of the oldest job that has some, and runs them

@@ -50,6 +50,18 @@
  * fork_generation (atomic, relaxed) is bumped in a forked child by a
  * pthread_atfork handler; a pool whose recorded generation differs is in a
  * child and has no workers there (see "fork" in docs/scheduler.md).
+ *
+ * Nested jobs (kiln_sched_submit_nested: small jobs a running job submits,
+ * such as the children of device-side enqueue) go to the submitting worker's
+ * own stack, w->nested, instead of the shared list, and are run whole by one
+ * thread. w->nested_lock (a spin lock, held for a push or a pop only) guards
+ * the stack; the owner pushes and pops at the top, and an idle worker or a
+ * helping thread takes from the top of another worker's stack when the shared
+ * list has nothing claimable. The push's unlock (release) pairs with the
+ * taker's lock (acquire), so the taker sees the job as its submitter wrote it.
+ * s->nested_count (atomic, relaxed) counts the jobs on all stacks: spinning
+ * workers watch it beside s->gen, and a push wakes a sleeper through the
+ * shared path (under s->lock) only when some worker sleeps.
  */
 #include "kiln_sched.h"
 
@@ -80,10 +92,12 @@
 #define KILN_SCHED_LINE 64
 
 struct worker {
-    struct kiln_sched *s;         /* set before the thread starts; read-only */
-    pthread_t thread;             /* creator and destroyer only */
-    struct kiln_sched_worker pub; /* written by the worker before it reports; then read-only */
-    int cpu;                      /* like pub: OS CPU index it is pinned to, or -1 */
+    struct kiln_sched *s;          /* set before the thread starts; read-only */
+    pthread_t thread;              /* creator and destroyer only */
+    struct kiln_sched_worker pub;  /* written by the worker before it reports; then read-only */
+    int cpu;                       /* like pub: OS CPU index it is pinned to, or -1 */
+    atomic_flag nested_lock;       /* guards nested */
+    struct kiln_sched_job *nested; /* this worker's nested jobs, newest first, through link */
 };
 
 /* An arena for a thread that is not a worker (zero-worker mode, helpers). */
@@ -99,12 +113,14 @@ struct kiln_sched {
     pthread_cond_t arena_cv; /* zero-worker callers wait here for a spare arena */
 
     struct kiln_sched_job *head, *tail; /* under lock: jobs in flight, oldest first */
-    unsigned sleepers;                  /* under lock: workers waiting on work_cv */
-    unsigned started;                   /* under lock: workers that reported */
-    int start_err;                      /* under lock: first worker failure, errno */
-    bool stop;                          /* under lock */
-    struct arena *spare;                /* under lock: arenas for non-worker threads */
-    bool helper_arena_made;             /* under lock: an arena exists (spare or in use) */
+    /* Changed under lock: workers waiting on work_cv. Atomic (seq_cst) because a nested push
+     * reads it without the lock (see kiln_sched_submit_nested). */
+    atomic_uint sleepers;
+    unsigned started;       /* under lock: workers that reported */
+    int start_err;          /* under lock: first worker failure, errno */
+    bool stop;              /* under lock */
+    struct arena *spare;    /* under lock: arenas for non-worker threads */
+    bool helper_arena_made; /* under lock: an arena exists (spare or in use) */
 
     /* Read-only after kiln_sched_create(). */
     unsigned num_workers;
@@ -118,12 +134,16 @@ struct kiln_sched {
     /* Relaxed: idle workers spinning on gen; the first spins hard, the others yield. Read
      * with gen by the same workers, so it shares gen's line. */
     atomic_uint spinners;
-    char pad[KILN_SCHED_LINE - 2 * sizeof(atomic_uint)];
+    /* Relaxed: jobs on the workers' nested stacks, which spinning workers watch too. */
+    atomic_uint nested_count;
+    char pad[KILN_SCHED_LINE - 3 * sizeof(atomic_uint)];
 };
 
 static atomic_uint fork_generation; /* relaxed; bumped in a forked child */
 /* The pool whose worker this thread is, or NULL. */
 static _Thread_local struct kiln_sched *own_pool;
+/* This thread's struct worker in own_pool, or NULL. */
+static _Thread_local struct worker *own_worker;
 /* The pool whose job's done() this worker is running, or NULL. done() returns promptly (it may
  * not block: OpenCL callbacks may not wait), and the worker then goes back to its pool's list,
  * so a job submitted from inside done() needs no wake-up for its first chunk. */
@@ -508,6 +528,54 @@ static struct kiln_sched_job *pick_locked(struct kiln_sched *s, const struct kil
     return NULL;
 }
 
+static void nested_lock(struct worker *w)
+{
+    while (atomic_flag_test_and_set_explicit(&w->nested_lock, memory_order_acquire))
+        cpu_relax();
+}
+
+static void nested_unlock(struct worker *w)
+{
+    atomic_flag_clear_explicit(&w->nested_lock, memory_order_release);
+}
+
+/* The newest nested job of worker w, taken off its stack, or NULL. */
+static struct kiln_sched_job *nested_pop(struct kiln_sched *s, struct worker *w)
+{
+    if (!w->nested)
+        return NULL; /* a racy look; the lock below decides */
+    nested_lock(w);
+    struct kiln_sched_job *job = w->nested;
+    if (job)
+        w->nested = job->link;
+    nested_unlock(w);
+    if (job)
+        atomic_fetch_sub_explicit(&s->nested_count, 1, memory_order_relaxed);
+    return job;
+}
+
+/* A nested job: the calling worker's own newest, else another worker's; NULL when none. */
+static struct kiln_sched_job *nested_take(struct kiln_sched *s, struct worker *self)
+{
+    if (!atomic_load_explicit(&s->nested_count, memory_order_relaxed))
+        return NULL;
+    struct kiln_sched_job *job = self ? nested_pop(s, self) : NULL;
+    for (unsigned i = 0; !job && i < s->num_workers; i++)
+        job = &s->workers[i] == self ? NULL : nested_pop(s, &s->workers[i]);
+    return job;
+}
+
+/* Runs a nested job whole on this thread. */
+static void nested_run(struct kiln_sched *s, struct kiln_sched_job *job,
+                       const struct kiln_sched_worker *w)
+{
+    job->run(job, 0, job->num_items, w);
+    struct kiln_sched *outer = done_pool;
+    done_pool = own_pool == s ? s : NULL;
+    job->done(job); /* may free job */
+    done_pool = outer;
+}
+
 /* Spin until s->gen moves away from `gen` (true) or the spin budget is spent; a spin that
  * is not `hard` yields the CPU between looks. */
 static bool spin_for_work(struct kiln_sched *s, unsigned gen, bool hard)
@@ -515,7 +583,8 @@ static bool spin_for_work(struct kiln_sched *s, unsigned gen, bool hard)
     uint64_t start = now_ns();
 
     for (unsigned i = 1;; i++) {
-        if (atomic_load_explicit(&s->gen, memory_order_relaxed) != gen)
+        if (atomic_load_explicit(&s->gen, memory_order_relaxed) != gen ||
+            atomic_load_explicit(&s->nested_count, memory_order_relaxed))
             return true;
         if (hard)
             cpu_relax();
@@ -569,11 +638,17 @@ static void *worker_main(void *arg)
     if (err)
         return NULL;
     own_pool = s;
+    own_worker = w;
 
     for (;;) {
         struct kiln_sched_job *job;
         size_t first, count;
 
+        /* Nested jobs first: the newest, whose data is warm in this core's caches. */
+        if ((job = nested_take(s, w)) != NULL) {
+            nested_run(s, job, &w->pub);
+            continue;
+        }
         lock(s);
         while (!(job = pick_locked(s, NULL, &first, &count))) {
             if (s->stop) {
@@ -581,6 +656,8 @@ static void *worker_main(void *arg)
                 return NULL;
             }
             unsigned gen = atomic_load_explicit(&s->gen, memory_order_relaxed);
+            if (atomic_load_explicit(&s->nested_count, memory_order_relaxed))
+                break;
             unlock(s);
             /* One idle worker spins hard; the others yield their CPU between looks, so a
              * burst of small launches, which keeps one worker busy, does not lose the
@@ -591,13 +668,19 @@ static void *worker_main(void *arg)
             lock(s);
             while (!moved && !s->stop &&
                    atomic_load_explicit(&s->gen, memory_order_relaxed) == gen) {
-                s->sleepers++;
-                cond_wait(&s->work_cv, s);
-                s->sleepers--;
+                /* Counted before the last look at nested_count, both seq_cst: a nested push
+                 * either is seen here or sees this sleeper and wakes it. */
+                atomic_fetch_add(&s->sleepers, 1);
+                if (!atomic_load(&s->nested_count))
+                    cond_wait(&s->work_cv, s);
+                atomic_fetch_sub(&s->sleepers, 1);
+                if (atomic_load_explicit(&s->nested_count, memory_order_relaxed))
+                    break;
             }
         }
         unlock(s);
-        run_chunks(s, job, first, count, &w->pub, true);
+        if (job)
+            run_chunks(s, job, first, count, &w->pub, true);
     }
 }
 
@@ -642,6 +725,8 @@ static int start_workers(struct kiln_sched *s, const int *cpus, unsigned ncpus)
     for (; made < s->num_workers; made++) {
         struct worker *w = &s->workers[made];
         w->s = s;
+        atomic_flag_clear(&w->nested_lock);
+        w->nested = NULL;
         w->pub.index = made;
         w->pub.local_mem_size = s->local_mem_size;
         w->cpu = made < ncpus ? cpus[made] : -1;
@@ -851,8 +936,35 @@ size_t kiln_sched_help(struct kiln_sched *s, const struct kiln_sched_job *prefer
     lock(s);
     job = pick_locked(s, prefer, &first, &count);
     unlock(s);
-    if (job)
+    if (job) {
         ran = run_chunks(s, job, first, count, &a->pub, true);
+    } else if ((job = nested_take(s, NULL)) != NULL) {
+        ran = job->num_items;
+        nested_run(s, job, &a->pub);
+    }
     arena_give(s, a);
     return ran;
+}
+
+void kiln_sched_submit_nested(struct kiln_sched *s, struct kiln_sched_job *job)
+{
+    struct worker *w = own_pool == s ? own_worker : NULL;
+    if (!w || job->num_items == 0 || in_forked_child(s)) {
+        kiln_sched_submit(s, job);
+        return;
+    }
+    nested_lock(w);
+    job->link = w->nested;
+    w->nested = job;
+    nested_unlock(w);
+    /* seq_cst with the sleeper's count and look (worker_main): spinners see nested_count;
+     * a worker about to sleep either sees it or is counted here and woken. Taking the lock
+     * before the signal makes sure a counted sleeper is already waiting. */
+    atomic_fetch_add(&s->nested_count, 1);
+    if (!atomic_load(&s->sleepers))
+        return;
+    lock(s);
+    unlock(s);
+    if (pthread_cond_signal(&s->work_cv) != 0)
+        abort();
 }

@@ -2,8 +2,9 @@
  * Device-side enqueue (OpenCL C 2.0 enqueue_kernel), on drivers whose device reports
  * CL_DEVICE_QUEUE_SUPPORTED (others read "unsupported"):
  *   device-enqueue: a parent of 10,000 work-items, each of which enqueues one child of 64
- *                   work-items doing what one launch of `burst` does (case_launch.c), so
- *                   its rate in k/s sits next to burst's host launches;
+ *                   work-items, each writing one int, about what one launch of `burst`
+ *                   does (case_launch.c), so its rate in k/s sits next to burst's host
+ *                   launches (children run at once, so each writes its own 64 ints);
  *   fanout:         a tree of launches: each launch of 1 work-item adds to one slot and,
  *                   above the last level, enqueues two more (16 levels below the root,
  *                   131,071 launches);
@@ -25,7 +26,7 @@ static const char *source =
     "  uint round = (uint)get_global_id(0);\n"
     "  enqueue_kernel(get_default_queue(), CLK_ENQUEUE_FLAGS_NO_WAIT, ndrange_1D(64, 64), ^{\n"
     "    size_t i = get_global_id(0);\n"
-    "    atomic_add(&slots[(round * 64 + i) % 1024], (int)i + 1);\n"
+    "    slots[round * 64 + i] = (int)(round + i) + 1;\n"
     "  });\n"
     "}\n"
     "void node(global int *slots, uint id, int level) {\n"
@@ -53,7 +54,9 @@ struct devenq {
     cl_program program;
     cl_kernel kernel;
     cl_mem slots;
-    int host[SLOTS];
+    int *host; /* the slots read back: CHILDREN * CHILD_ITEMS, or SLOTS for the trees */
+    int *want;
+    size_t n;
 };
 
 static void devenq_free(struct devenq *s)
@@ -66,6 +69,8 @@ static void devenq_free(struct devenq *s)
         clReleaseMemObject(s->slots);
     if (s->device_queue)
         clReleaseCommandQueue(s->device_queue);
+    free(s->host);
+    free(s->want);
     free(s);
 }
 
@@ -82,6 +87,21 @@ static int setup(enum kind kind, const struct bench_env *env, void **state)
     s->kind = kind;
     s->target = env->target;
     s->queue = env->queue;
+    s->n = kind == KIND_CHILDREN ? (size_t)CHILDREN * CHILD_ITEMS : SLOTS;
+    s->host = calloc(s->n, sizeof(int));
+    s->want = calloc(s->n, sizeof(int));
+    if (!s->host || !s->want) {
+        devenq_free(s);
+        return -1;
+    }
+    if (kind == KIND_CHILDREN) {
+        for (unsigned r = 0; r < CHILDREN; r++)
+            for (unsigned i = 0; i < CHILD_ITEMS; i++)
+                s->want[r * CHILD_ITEMS + i] = (int)(r + i) + 1;
+    } else {
+        for (unsigned id = 0; id < TREE_NODES; id++)
+            s->want[id % SLOTS]++;
+    }
     cl_uint max = 0;
     clGetDeviceInfo(env->device, CL_DEVICE_QUEUE_ON_DEVICE_MAX_SIZE, sizeof(max), &max, NULL);
     cl_queue_properties props[] = {CL_QUEUE_PROPERTIES,
@@ -100,7 +120,7 @@ static int setup(enum kind kind, const struct bench_env *env, void **state)
         devenq_free(s);
         return -1;
     }
-    s->slots = clCreateBuffer(env->ctx, CL_MEM_READ_WRITE, sizeof(s->host), NULL, &err);
+    s->slots = clCreateBuffer(env->ctx, CL_MEM_READ_WRITE, s->n * sizeof(int), NULL, &err);
     int levels = LEVELS;
     if (err == CL_SUCCESS)
         err = clSetKernelArg(s->kernel, 0, sizeof(s->slots), &s->slots);
@@ -133,8 +153,8 @@ static int run(void *state)
 {
     struct devenq *s = state;
     static const cl_int zero = 0;
-    cl_int err = clEnqueueFillBuffer(s->queue, s->slots, &zero, sizeof(zero), 0, sizeof(s->host), 0,
-                                     NULL, NULL);
+    cl_int err = clEnqueueFillBuffer(s->queue, s->slots, &zero, sizeof(zero), 0, s->n * sizeof(int),
+                                     0, NULL, NULL);
     size_t global = s->kind == KIND_CHILDREN ? CHILDREN : s->kind == KIND_TREE ? 1 : TREE_NODES;
     if (err == CL_SUCCESS)
         err = clEnqueueNDRangeKernel(s->queue, s->kernel, 1, NULL, &global, NULL, 0, NULL, NULL);
@@ -146,23 +166,13 @@ static int run(void *state)
 static int check(void *state)
 {
     struct devenq *s = state;
-    cl_int err = clEnqueueReadBuffer(s->queue, s->slots, CL_TRUE, 0, sizeof(s->host), s->host, 0,
+    cl_int err = clEnqueueReadBuffer(s->queue, s->slots, CL_TRUE, 0, s->n * sizeof(int), s->host, 0,
                                      NULL, NULL);
     if (err != CL_SUCCESS)
         return bench_cl_fail(s->target, "reading the slots", err);
-    static int want[SLOTS];
-    memset(want, 0, sizeof(want));
-    if (s->kind == KIND_CHILDREN) {
-        for (unsigned r = 0; r < CHILDREN; r++)
-            for (unsigned i = 0; i < CHILD_ITEMS; i++)
-                want[(r * CHILD_ITEMS + i) % SLOTS] += (int)i + 1;
-    } else {
-        for (unsigned id = 0; id < TREE_NODES; id++)
-            want[id % SLOTS]++;
-    }
-    for (unsigned i = 0; i < SLOTS; i++)
-        if (s->host[i] != want[i]) {
-            fprintf(stderr, "%s: slot %u is %d, want %d\n", s->target, i, s->host[i], want[i]);
+    for (size_t i = 0; i < s->n; i++)
+        if (s->host[i] != s->want[i]) {
+            fprintf(stderr, "%s: slot %zu is %d, want %d\n", s->target, i, s->host[i], s->want[i]);
             return -1;
         }
     return 0;
