@@ -96,7 +96,7 @@ struct kiln_dev_kernel {
 };
 
 /* CL_DEVICE_MAX_ON_DEVICE_EVENTS: the events of one device's pool (enqueue.c). */
-#define KILN_DEV_MAX_ON_DEVICE_EVENTS 1024
+#define KILN_DEV_MAX_ON_DEVICE_EVENTS 4096
 
 /* A device queue (CL_QUEUE_ON_DEVICE): what kernels enqueue to; opaque to the runtime. */
 struct kiln_dev_queue;

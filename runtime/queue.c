@@ -232,12 +232,14 @@ static cl_int devq_register(cl_command_queue q, bool want_default, cl_command_qu
         if (existing && !retain_if_live(existing))
             existing = NULL;
     }
+    /* The default device queue is not counted: CL_DEVICE_MAX_ON_DEVICE_QUEUES others may
+     * exist beside it (the conformance suite creates the default and then that many). */
     for (cl_command_queue p = ctx->device_queues; p && !existing; p = p->device_queue.next)
-        count += p->device == q->device;
-    if (!existing && count >= KILN_RT_DEVQ_MAX_QUEUES)
+        count += p->device == q->device && !p->device_queue.is_default;
+    if (!existing && !want_default && count >= KILN_RT_DEVQ_MAX_QUEUES)
         err = KILN_ERR(CL_OUT_OF_RESOURCES,
-                       "the device already has %u device queues in this context "
-                       "(CL_DEVICE_MAX_ON_DEVICE_QUEUES)",
+                       "the device already has %u device queues besides the default in this "
+                       "context (CL_DEVICE_MAX_ON_DEVICE_QUEUES)",
                        count);
     if (!existing && err == CL_SUCCESS) {
         q->device_queue.is_default = want_default;

@@ -73,14 +73,16 @@ extern struct _cl_device_id kiln_rt_device;
  * - maximum size 64 MiB: room for 10^5 and more children pending from one parent; the queue
  *   reserves no memory of its own, and a size the application gets wrong (a byte count taken
  *   for a count of entries) is still refused instead of promising gigabytes;
- * - 1024 device queues per device and context: a device queue costs the runtime a few hundred
- *   bytes until the scheduler gives it its ring, so the bound only stops a leak from growing
- *   without end (and is above the CTS's own cap of 1000 queues plus the default one);
- * - 1024 events (CL_DEVICE_MAX_ON_DEVICE_EVENTS), the specification's minimum.
+ * - 4 device queues per device and context besides the default one: a kernel that names them
+ *   all passes them as queue_t arguments, and the conformance suite's enqueue_multi_queue
+ *   passes CL_DEVICE_MAX_ON_DEVICE_QUEUES - 1 of them to one kernel (8 bytes each, within
+ *   CL_DEVICE_MAX_PARAMETER_SIZE) and makes as many events per work-item;
+ * - 4096 events (CL_DEVICE_MAX_ON_DEVICE_EVENTS, at least 1024): the pool one device keeps
+ *   (device-cpu/enqueue.c), about 300 KiB once a kernel first enqueues.
  */
 #define KILN_RT_DEVQ_PREFERRED_SIZE (256u * 1024u)
 #define KILN_RT_DEVQ_MAX_SIZE       (64u * 1024u * 1024u)
-#define KILN_RT_DEVQ_MAX_QUEUES     1024u
+#define KILN_RT_DEVQ_MAX_QUEUES     4u
 #define KILN_RT_DEVQ_MAX_EVENTS     KILN_DEV_MAX_ON_DEVICE_EVENTS
 
 /* True when KILN_DEVICE_ENQUEUE=1: the device reports device-side queues (above). */

@@ -242,11 +242,12 @@ static void defaults(struct kt_env *env, cl_context other)
     KT_EXPECT(clReleaseCommandQueue(d1), CL_SUCCESS);
 }
 
-/* CL_DEVICE_MAX_ON_DEVICE_QUEUES per device and context; then CL_OUT_OF_RESOURCES. */
+/* The default and CL_DEVICE_MAX_ON_DEVICE_QUEUES more per device and context; then
+ * CL_OUT_OF_RESOURCES. */
 static void limit(struct kt_env *env, cl_context other)
 {
-    cl_uint max = device_u32(env->device, CL_DEVICE_MAX_ON_DEVICE_QUEUES);
-    KT_REQUIRE(max > 0 && max <= 1u << 16, "CL_DEVICE_MAX_ON_DEVICE_QUEUES %u", max);
+    cl_uint max = device_u32(env->device, CL_DEVICE_MAX_ON_DEVICE_QUEUES) + 1;
+    KT_REQUIRE(max > 1 && max <= 1u << 16, "CL_DEVICE_MAX_ON_DEVICE_QUEUES %u", max - 1);
     cl_command_queue *qs = calloc(max, sizeof(*qs));
     KT_REQUIRE(qs, "out of memory");
     qs[0] = create_ok(env, default_props, "default device queue");

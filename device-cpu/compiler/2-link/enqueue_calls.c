@@ -7,10 +7,14 @@
  * index (an integer cast to a pointer), which the kernel library hands on
  * (kernel-lib/enqueue/enqueue.cl, include/kiln_enqueue.h).
  *
- * The block literal also holds a pointer to the block's invoke function, which
- * nothing in Kiln calls through: it is stored as null, so the function stays a
- * plain callee that the work-group stage inlines into the block kernel, rather
- * than an address-taken copy still calling the work-item hooks.
+ * A block literal also holds a pointer to the block's invoke function. Where Clang
+ * calls that function directly (a block called where it is defined, or through its
+ * block kernel), the pointer is never called through: it is stored as null (in a
+ * literal on the stack or in a global one's initialiser), so the function stays a
+ * plain callee that the work-group stage inlines, barriers and work-item hooks and
+ * all, rather than an address-taken copy that still calls them. A block whose
+ * function is only called through the pointer (passed to another function) keeps it.
+ * This holds for every program, enqueueing or not.
  *
  * Every kernel of a program that calls a device-side enqueue built-in is marked
  * (kiln_cc_kernel.enqueues): its groups need the device's enqueue state. A local-size
@@ -70,8 +74,47 @@ static void name_blocks(struct kiln_cc_build *b, LLVMValueRef call)
     }
 }
 
-/* Stores of a block invoke function's address (into a block literal) store null instead. */
-static void drop_invoke_stores(LLVMValueRef fn)
+/* Whether fn has a direct call, not only uses of its address. */
+static bool called_directly(LLVMValueRef fn)
+{
+    for (LLVMUseRef u = LLVMGetFirstUse(fn); u; u = LLVMGetNextUse(u)) {
+        LLVMValueRef user = LLVMGetUser(u);
+        if (LLVMIsACallInst(user) && LLVMGetCalledValue(user) == fn)
+            return true;
+    }
+    return false;
+}
+
+/* A global block literal's initialiser with each field that is (a cast of) fn made null. */
+static void drop_from_initializer(LLVMContextRef ctx, LLVMValueRef global, LLVMValueRef fn)
+{
+    LLVMValueRef init = LLVMGetInitializer(global);
+    if (!init || !LLVMIsAConstantStruct(init))
+        return;
+    unsigned n = (unsigned)LLVMGetNumOperands(init);
+    LLVMValueRef fields[16];
+    if (n > sizeof(fields) / sizeof(fields[0]))
+        return;
+    bool changed = false;
+    for (unsigned i = 0; i < n; i++) {
+        fields[i] = LLVMGetOperand(init, i);
+        if (strip_casts(fields[i]) == fn) {
+            fields[i] = LLVMConstNull(LLVMTypeOf(fields[i]));
+            changed = true;
+        }
+    }
+    if (!changed)
+        return;
+    LLVMTypeRef type = LLVMTypeOf(init);
+    LLVMValueRef made = LLVMGetStructName(type)
+                            ? LLVMConstNamedStruct(type, fields, n)
+                            : LLVMConstStructInContext(ctx, fields, n, LLVMIsPackedStruct(type));
+    LLVMSetInitializer(global, made);
+}
+
+/* Stores of a block invoke function's address (into a block literal) store null instead, and
+ * a global literal's initialiser holds null. */
+static void drop_invoke_stores(LLVMContextRef ctx, LLVMValueRef fn)
 {
     LLVMUseRef u = LLVMGetFirstUse(fn);
     while (u) {
@@ -84,6 +127,10 @@ static void drop_invoke_stores(LLVMValueRef fn)
                 cu = LLVMGetNextUse(cu);
                 if (LLVMIsAStoreInst(store) && LLVMGetOperand(store, 0) == user)
                     LLVMSetOperand(store, 0, LLVMConstNull(LLVMTypeOf(user)));
+                else if (LLVMIsAConstantStruct(store))
+                    for (LLVMUseRef gu = LLVMGetFirstUse(store); gu; gu = LLVMGetNextUse(gu))
+                        if (LLVMIsAGlobalVariable(LLVMGetUser(gu)))
+                            drop_from_initializer(ctx, LLVMGetUser(gu), fn);
             }
         } else if (LLVMIsAStoreInst(user) && LLVMGetOperand(user, 0) == fn) {
             LLVMSetOperand(user, 0, LLVMConstNull(LLVMTypeOf(fn)));
@@ -102,6 +149,10 @@ enum kiln_cc_status kiln_cc_enqueue_calls(struct kiln_cc_build *b)
             if (LLVMIsACallInst(LLVMGetUser(u)))
                 name_blocks(b, LLVMGetUser(u));
     }
+    for (LLVMValueRef fn = LLVMGetFirstFunction(b->mod); fn; fn = LLVMGetNextFunction(fn))
+        if (!LLVMIsDeclaration(fn) && LLVMGetFunctionCallConv(fn) != KILN_CC_SPIR_KERNEL_CC &&
+            strstr(LLVMGetValueName(fn), "_block_invoke") && called_directly(fn))
+            drop_invoke_stores(b->ctx, fn);
     if (!enqueues)
         return KILN_CC_OK;
     if (b->opts->variant_kernel) {
@@ -111,10 +162,6 @@ enum kiln_cc_status kiln_cc_enqueue_calls(struct kiln_cc_build *b)
                            b->opts->variant_kernel);
         return KILN_CC_BUILD_FAILED;
     }
-    for (LLVMValueRef fn = LLVMGetFirstFunction(b->mod); fn; fn = LLVMGetNextFunction(fn))
-        if (!LLVMIsDeclaration(fn) && LLVMGetFunctionCallConv(fn) != KILN_CC_SPIR_KERNEL_CC &&
-            strstr(LLVMGetValueName(fn), "_block_invoke"))
-            drop_invoke_stores(fn);
     for (unsigned k = 0; k < b->prog->num_kernels; k++)
         b->prog->kernels[k].enqueues = 1;
     return KILN_CC_OK;
