@@ -59,6 +59,7 @@ struct kiln_cpu_enq_site {
     struct kiln_enq_site pub;
     struct kiln_enq_cmd *cmd;         /* the command the group belongs to */
     struct kiln_enq_cmd *after_group; /* its WAIT_WORK_GROUP children */
+    size_t credit;                    /* counts taken on cmd->pending for children to come */
 };
 
 /* A launch of a kernel that can enqueue becomes the root of a tree of commands. */

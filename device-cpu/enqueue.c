@@ -14,7 +14,10 @@
  * --------
  * cmd->pending (atomic, acq_rel): 1 for the command's own work plus one per child not yet
  * complete. The parent's count is raised before the child can run, by the group that
- * enqueues it, and so cannot reach 0 early. The thread that takes it to 0 completes the
+ * enqueues it, and so cannot reach 0 early. A group takes PENDING_CREDIT counts at once at
+ * its first enqueue (site->credit) and gives back the unused ones when it returns, so its
+ * children cost no atomic on the parent's line until they complete; the command's own count
+ * is held meanwhile, so the give-back never reaches 0. The thread that takes it to 0 completes the
  * command: the release of every other decrement publishes what that work wrote, so the
  * completer acquires all of it before the event and the parent see the end.
  *
@@ -65,6 +68,8 @@
 #define NESTED_GROUPS 4
 /* Local size chosen for a dimension when the ndrange gives none, at most. */
 #define AUTO_LOCAL 64
+/* Counts a group takes on its command's pending at once, for the children it enqueues. */
+#define PENDING_CREDIT ((size_t)1 << 20)
 /* What a pending command takes of its device queue's CL_QUEUE_SIZE, besides its tail. */
 #define CMD_QUEUE_BYTES 64
 /* An event's waiter list once it has completed. */
@@ -169,8 +174,9 @@ static struct tail tail_of(struct kiln_enq_cmd *c, unsigned num_local)
 #define CENTRAL_MAX  8192
 
 static pthread_mutex_t central_lock = PTHREAD_MUTEX_INITIALIZER;
-static void *central_head; /* under central_lock */
-static unsigned central_count;
+static void *central_head;        /* under central_lock */
+static atomic_uint central_count; /* changed under central_lock; read without it (relaxed)
+                                   * only to see whether the lock is worth taking */
 
 struct record_cache {
     void *head; /* each free block starts with the next one's address */
@@ -202,12 +208,12 @@ static void *record_alloc(size_t bytes)
 {
     if (bytes > RECORD_BYTES)
         return kiln_malloc(bytes);
-    if (!cache.head && central_count) { /* a racy look; the lock decides */
+    if (!cache.head && atomic_load_explicit(&central_count, memory_order_relaxed)) {
         pthread_mutex_lock(&central_lock);
         for (unsigned i = 0; i < RECORD_BATCH && central_head; i++) {
             void *r = central_head;
             central_head = *(void **)r;
-            central_count--;
+            atomic_fetch_sub_explicit(&central_count, 1, memory_order_relaxed);
             *(void **)r = cache.head;
             cache.head = r;
             cache.count++;
@@ -241,13 +247,14 @@ static void record_free(void *r, size_t bytes)
             batch = b;
         }
         pthread_mutex_lock(&central_lock);
-        bool room = central_count + RECORD_BATCH <= CENTRAL_MAX;
+        bool room = atomic_load_explicit(&central_count, memory_order_relaxed) + RECORD_BATCH <=
+                    CENTRAL_MAX;
         while (room && batch) {
             void *b = batch;
             batch = *(void **)b;
             *(void **)b = central_head;
             central_head = b;
-            central_count++;
+            atomic_fetch_add_explicit(&central_count, 1, memory_order_relaxed);
         }
         pthread_mutex_unlock(&central_lock);
         while (batch) {
@@ -670,7 +677,11 @@ static int cmd_submit(struct site *s, struct kiln_enq_cmd *c, unsigned n, void *
         }
         *ret = c->event;
     }
-    atomic_fetch_add_explicit(&s->cmd->pending, 1, memory_order_relaxed);
+    if (!s->credit) {
+        atomic_fetch_add_explicit(&s->cmd->pending, PENDING_CREDIT, memory_order_relaxed);
+        s->credit = PENDING_CREDIT;
+    }
+    s->credit--;
     for (unsigned i = 0; i < n; i++) {
         struct waiter *w = &c->waiters[i];
         w->cmd = c;
@@ -854,12 +865,18 @@ void kiln_cpu_enq_group_begin(struct site *s, struct kiln_enq_cmd *c)
     s->pub.debug = c->enq->debug;
     s->cmd = c;
     s->after_group = NULL;
+    s->credit = 0;
 }
 
 void kiln_cpu_enq_group_end(struct site *s)
 {
     struct kiln_enq_cmd *list = s->after_group;
     s->after_group = NULL;
+    if (s->credit) {
+        /* The command's own count is still held: this never takes pending to 0. */
+        atomic_fetch_sub_explicit(&s->cmd->pending, s->credit, memory_order_relaxed);
+        s->credit = 0;
+    }
     open_list(list);
 }
 

@@ -92,12 +92,14 @@
 #define KILN_SCHED_LINE 64
 
 struct worker {
-    struct kiln_sched *s;          /* set before the thread starts; read-only */
-    pthread_t thread;              /* creator and destroyer only */
-    struct kiln_sched_worker pub;  /* written by the worker before it reports; then read-only */
-    int cpu;                       /* like pub: OS CPU index it is pinned to, or -1 */
-    atomic_flag nested_lock;       /* guards nested */
-    struct kiln_sched_job *nested; /* this worker's nested jobs, newest first, through link */
+    struct kiln_sched *s;         /* set before the thread starts; read-only */
+    pthread_t thread;             /* creator and destroyer only */
+    struct kiln_sched_worker pub; /* written by the worker before it reports; then read-only */
+    int cpu;                      /* like pub: OS CPU index it is pinned to, or -1 */
+    atomic_flag nested_lock;      /* guards nested */
+    /* This worker's nested jobs, newest first, through link: changed under nested_lock; read
+     * without it (relaxed) only to see whether it is worth taking the lock. */
+    _Atomic(struct kiln_sched_job *) nested;
 };
 
 /* An arena for a thread that is not a worker (zero-worker mode, helpers). */
@@ -542,12 +544,12 @@ static void nested_unlock(struct worker *w)
 /* The newest nested job of worker w, taken off its stack, or NULL. */
 static struct kiln_sched_job *nested_pop(struct kiln_sched *s, struct worker *w)
 {
-    if (!w->nested)
-        return NULL; /* a racy look; the lock below decides */
+    if (!atomic_load_explicit(&w->nested, memory_order_relaxed))
+        return NULL; /* a quick look; the lock below decides */
     nested_lock(w);
-    struct kiln_sched_job *job = w->nested;
+    struct kiln_sched_job *job = atomic_load_explicit(&w->nested, memory_order_relaxed);
     if (job)
-        w->nested = job->link;
+        atomic_store_explicit(&w->nested, job->link, memory_order_relaxed);
     nested_unlock(w);
     if (job)
         atomic_fetch_sub_explicit(&s->nested_count, 1, memory_order_relaxed);
@@ -726,7 +728,7 @@ static int start_workers(struct kiln_sched *s, const int *cpus, unsigned ncpus)
         struct worker *w = &s->workers[made];
         w->s = s;
         atomic_flag_clear(&w->nested_lock);
-        w->nested = NULL;
+        atomic_init(&w->nested, NULL);
         w->pub.index = made;
         w->pub.local_mem_size = s->local_mem_size;
         w->cpu = made < ncpus ? cpus[made] : -1;
@@ -954,8 +956,8 @@ void kiln_sched_submit_nested(struct kiln_sched *s, struct kiln_sched_job *job)
         return;
     }
     nested_lock(w);
-    job->link = w->nested;
-    w->nested = job;
+    job->link = atomic_load_explicit(&w->nested, memory_order_relaxed);
+    atomic_store_explicit(&w->nested, job, memory_order_relaxed);
     nested_unlock(w);
     /* seq_cst with the sleeper's count and look (worker_main): spinners see nested_count;
      * a worker about to sleep either sees it or is counted here and woken. Taking the lock
