@@ -5,6 +5,12 @@
  * Values come from hwloc through device-cpu (kiln_cpu_info_get). The rule: report
  * only what works. Optional features whose tests do not exist yet read as absent
  * (no images, no fp16); docs/status.md lists them.
+ *
+ * The extensions and OpenCL C features reported here are the one list of what a kernel
+ * sees: the compiler is handed them (kiln_rt_device_extensions, kiln_rt_device_features) and
+ * gives user kernels exactly their macros. KILN_FP16=1, a development switch, adds
+ * cl_khr_fp16 (docs/envvars.md), so the half builtins can be tested before it is reported
+ * by default.
  */
 #include "rt_device.h"
 #include "rt_debug.h"
@@ -14,6 +20,8 @@
 #include "kiln_cc.h"
 #include "kiln_device.h"
 
+#include <pthread.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -36,6 +44,9 @@ static const cl_name_version device_exts[] = {
     {CL_MAKE_VERSION(1, 0, 0), "cl_khr_fp64"},
 };
 
+/* cl_khr_fp16, reported under KILN_FP16=1 only (docs/status.md says why). */
+static const cl_name_version fp16_ext = {CL_MAKE_VERSION(1, 0, 0), "cl_khr_fp16"};
+
 static const cl_name_version c_versions[] = {
     {CL_MAKE_VERSION(1, 0, 0), "OpenCL C"},
     {CL_MAKE_VERSION(1, 1, 0), "OpenCL C"},
@@ -55,6 +66,55 @@ static const cl_name_version c_features[] = {
     {CL_MAKE_VERSION(3, 0, 0), "__opencl_c_pipes"},
     {CL_MAKE_VERSION(3, 0, 0), "__opencl_c_subgroups"},
 };
+
+#define COUNT(a) (sizeof(a) / sizeof((a)[0]))
+
+/* The reported lists, fixed at the first use: device_exts and, under KILN_FP16=1, fp16_ext. */
+static pthread_once_t language_once = PTHREAD_ONCE_INIT;
+static cl_name_version exts[COUNT(device_exts) + 1];
+static size_t num_exts;
+static bool fp16;
+static char exts_string[512], features_string[1024];
+
+static void join_names(char *buf, size_t cap, const cl_name_version *v, size_t n)
+{
+    buf[0] = '\0';
+    for (size_t i = 0; i < n; i++) {
+        if (i)
+            strncat(buf, " ", cap - strlen(buf) - 1);
+        strncat(buf, v[i].name, cap - strlen(buf) - 1);
+    }
+}
+
+static void language_init(void)
+{
+    const char *env = getenv("KILN_FP16");
+    fp16 = env && strcmp(env, "1") == 0;
+    memcpy(exts, device_exts, sizeof(device_exts));
+    num_exts = COUNT(device_exts);
+    if (fp16)
+        exts[num_exts++] = fp16_ext;
+    join_names(exts_string, sizeof(exts_string), exts, num_exts);
+    join_names(features_string, sizeof(features_string), c_features, COUNT(c_features));
+}
+
+static void language_get(void)
+{
+    if (pthread_once(&language_once, language_init) != 0)
+        abort();
+}
+
+const char *kiln_rt_device_extensions(void)
+{
+    language_get();
+    return exts_string;
+}
+
+const char *kiln_rt_device_features(void)
+{
+    language_get();
+    return features_string;
+}
 
 cl_int kiln_rt_check_device_type(cl_device_type type)
 {
@@ -84,16 +144,6 @@ cl_int CL_API_CALL clGetDeviceIDs(cl_platform_id platform, cl_device_type device
     if (num_devices)
         *num_devices = 1;
     return CL_SUCCESS;
-}
-
-static void join_names(char *buf, size_t cap, const cl_name_version *v, size_t n)
-{
-    buf[0] = '\0';
-    for (size_t i = 0; i < n; i++) {
-        if (i)
-            strncat(buf, " ", cap - strlen(buf) - 1);
-        strncat(buf, v[i].name, cap - strlen(buf) - 1);
-    }
 }
 
 /* The answer of one query: a pointer and size handed to kiln_rt_info(). */
@@ -150,7 +200,6 @@ cl_int CL_API_CALL clGetDeviceInfo(cl_device_id device, cl_device_info param, si
         return err;
     const struct kiln_cpu_info *cpu = kiln_cpu_info_get();
     const cl_device_id d = device;
-    char buf[512];
     size_t wi_sizes[3] = {d->max_wg_size, d->max_wg_size, d->max_wg_size};
     const cl_device_partition_property partitions[] = {CL_DEVICE_PARTITION_EQUALLY,
                                                        CL_DEVICE_PARTITION_BY_COUNTS,
@@ -158,6 +207,7 @@ cl_int CL_API_CALL clGetDeviceInfo(cl_device_id device, cl_device_info param, si
     /* A device of one compute unit cannot be split (OpenCL 3.0 §4.2: then none, one 0). */
     const bool splits = d->compute_units > 1;
     struct answer a = {0};
+    language_get();
 
     switch (param) {
     case CL_DEVICE_TYPE:
@@ -202,7 +252,7 @@ cl_int CL_API_CALL clGetDeviceInfo(cl_device_id device, cl_device_info param, si
         break;
     case CL_DEVICE_PREFERRED_VECTOR_WIDTH_HALF:
     case CL_DEVICE_NATIVE_VECTOR_WIDTH_HALF:
-        put_u32(&a, 0); /* no fp16 yet */
+        put_u32(&a, fp16 ? 4 : 0); /* as float's: half arithmetic is done in float */
         break;
     case CL_DEVICE_MAX_CLOCK_FREQUENCY:
         put_u32(&a, cpu->max_clock_mhz);
@@ -299,7 +349,8 @@ cl_int CL_API_CALL clGetDeviceInfo(cl_device_id device, cl_device_info param, si
                         CL_FP_INF_NAN | CL_FP_DENORM);
         break;
     case CL_DEVICE_HALF_FP_CONFIG:
-        put_u64(&a, 0);
+        /* What cl_khr_fp16 requires at least (OpenCL 3.0 §4.2, "CL_DEVICE_HALF_FP_CONFIG"). */
+        put_u64(&a, fp16 ? CL_FP_ROUND_TO_NEAREST | CL_FP_INF_NAN | CL_FP_DENORM : 0);
         break;
     case CL_DEVICE_GLOBAL_MEM_CACHE_TYPE:
         put_u32(&a, CL_READ_WRITE_CACHE);
@@ -356,11 +407,10 @@ cl_int CL_API_CALL clGetDeviceInfo(cl_device_id device, cl_device_info param, si
         put_bytes(&a, "OpenCL C 1.2 Kiln", strlen("OpenCL C 1.2 Kiln") + 1);
         break;
     case CL_DEVICE_EXTENSIONS:
-        join_names(buf, sizeof(buf), device_exts, sizeof(device_exts) / sizeof(device_exts[0]));
-        put_bytes(&a, buf, strlen(buf) + 1);
+        put_bytes(&a, exts_string, strlen(exts_string) + 1);
         break;
     case CL_DEVICE_EXTENSIONS_WITH_VERSION:
-        put_bytes(&a, device_exts, sizeof(device_exts));
+        put_bytes(&a, exts, num_exts * sizeof(exts[0]));
         break;
     case CL_DEVICE_OPENCL_C_ALL_VERSIONS:
         put_bytes(&a, c_versions, sizeof(c_versions));

@@ -175,9 +175,18 @@ struct kiln_cc_interface {
     enum kiln_cc_status (*build_variant)(const char *source, const char *options,
                                          const struct kiln_cc_variant *variant,
                                          struct kiln_cc_program **out, char **log);
+    /*
+     * The OpenCL C the device reports, which is exactly what user kernels see
+     * (docs/compiler.md, "What a kernel sees"): `extensions` as CL_DEVICE_EXTENSIONS, and the
+     * names of CL_DEVICE_OPENCL_C_FEATURES in `features`, each space-separated. Both are
+     * copied. Call it once, before the first build(), compile() or link(); without it user
+     * kernels see the kernel library's own language. KILN_CC_OUT_OF_MEMORY, or
+     * KILN_CC_INVALID_OPTIONS when called a second time.
+     */
+    enum kiln_cc_status (*set_language)(const char *extensions, const char *features);
 };
 
-#define KILN_CC_ABI_VERSION 9
+#define KILN_CC_ABI_VERSION 10
 
 /* The one exported symbol of libkiln-cc.so. */
 typedef const struct kiln_cc_interface *(*kiln_cc_interface_fn)(void);
