@@ -6,8 +6,15 @@
 # differ. device-cpu/compiler turns these lists into a C header, so they are written only
 # here.
 #
-# No -target-cpu: Clang then records only baseline target-features, which the compiler
-# replaces with the host CPU's after linking (see docs/compiler.md).
+# No -target-cpu: Clang's target-features are replaced with the host CPU's after linking
+# (see docs/compiler.md), so the code runs on the host whatever is written here. One feature
+# is set all the same, AVX-512F, for the argument lowering alone: with it Clang passes 256-
+# and 512-bit vectors (float8, double8, float16) to functions that are not inlined as vectors
+# rather than through memory, and does not warn, for every such call, that doing so "changes
+# the ABI" (-Wpsabi). Library and kernels are lowered the same way, and every call stays
+# inside one module that is compiled for one CPU, so no ABI is crossed. The macros the
+# feature and those it implies define would describe a CPU other than the host: they are
+# undefined again.
 #
 # The language the two see differs. The library is compiled with every extension and
 # feature whose builtins it defines (KILN_CL_LIB_EXTENSIONS, KILN_CL_LIB_FEATURES), half
@@ -21,7 +28,10 @@ set(KILN_CL_CC1_FLAGS
   -ffake-address-space-map
   -finclude-default-header -fdeclare-opencl-builtins
   -O2 -disable-llvm-passes
-  -discard-value-names)
+  -discard-value-names
+  -target-feature +avx512f
+  -U__AVX__ -U__AVX2__ -U__AVX512F__ -U__EVEX512__ -U__F16C__ -U__FMA__ -U__CRC32__
+  -U__POPCNT__ -U__SSE3__ -U__SSSE3__ -U__SSE4_1__ -U__SSE4_2__ -U__XSAVE__)
 set(KILN_CL_LIB_EXTENSIONS
   cl_khr_fp64 cl_khr_fp16
   cl_khr_int64_base_atomics cl_khr_int64_extended_atomics
