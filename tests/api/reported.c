@@ -112,9 +112,11 @@ static const char *const api_exts[] = {
     "cl_khr_suggested_local_work_size",
 };
 
-/* The OpenCL C 3.0 feature macros, those of cl_ext_float_atomics included: every
- * __opencl_c_* name Clang 19 or its opencl-c-base.h defines but its internal
- * __opencl_c_named_address_space_builtins. */
+/*
+ * The OpenCL C 3.0 feature macros, those of cl_ext_float_atomics and cl_ext_image_raw10_raw12
+ * included: every __opencl_c_* name Clang 19 or its opencl-c-base.h defines but the internal
+ * __opencl_c_named_address_space_builtins.
+ */
 static const char *const known_features[] = {
     "__opencl_c_3d_image_writes",
     "__opencl_c_atomic_order_acq_rel",
@@ -151,6 +153,7 @@ static const char *const known_features[] = {
     "__opencl_c_ext_fp16_local_atomic_min_max",
     "__opencl_c_ext_fp32_local_atomic_min_max",
     "__opencl_c_ext_fp64_local_atomic_min_max",
+    "__opencl_c_ext_image_raw10_raw12",
 };
 
 #define COUNT(a) (sizeof(a) / sizeof((a)[0]))
