@@ -5,6 +5,7 @@
  */
 #include "rt_program.h"
 #include "rt_debug.h"
+#include "rt_device.h"
 
 #include "kiln_cc.h"
 
@@ -40,6 +41,11 @@ static void load(void)
     const struct kiln_cc_interface *cc = get ? get() : NULL;
     if (!cc || cc->abi_version != KILN_CC_ABI_VERSION) {
         KILN_LOG(KILN_DBG_ERR, "%s does not match this runtime", path);
+        return;
+    }
+    /* A kernel sees exactly the language the device reports. */
+    if (cc->set_language(kiln_rt_device_extensions(), kiln_rt_device_features()) != KILN_CC_OK) {
+        KILN_LOG(KILN_DBG_ERR, "the compiler could not take the device's language");
         return;
     }
     /* The library stays loaded for the life of the process: JIT code lives in it. */

@@ -5,6 +5,12 @@
  * Values come from hwloc through device-cpu (kiln_cpu_info_get). The rule: report
  * only what works. Optional features whose tests do not exist yet read as absent
  * (no images, no fp16); docs/status.md lists them.
+ *
+ * The extensions and OpenCL C features reported here are the one list of what a kernel
+ * sees: the compiler is handed them (kiln_rt_device_extensions, kiln_rt_device_features) and
+ * gives user kernels exactly their macros. KILN_FP16=1, a development switch, adds
+ * cl_khr_fp16 (docs/envvars.md), so the half builtins can be tested before it is reported
+ * by default.
  */
 #include "rt_device.h"
 #include "rt_debug.h"
@@ -37,6 +43,9 @@ static const cl_name_version device_exts[] = {
     {CL_MAKE_VERSION(1, 0, 0), "cl_khr_int64_extended_atomics"},
     {CL_MAKE_VERSION(1, 0, 0), "cl_khr_fp64"},
 };
+
+/* cl_khr_fp16, reported under KILN_FP16=1 only (docs/status.md says why). */
+static const cl_name_version fp16_ext = {CL_MAKE_VERSION(1, 0, 0), "cl_khr_fp16"};
 
 /* OpenCL C 2.0 makes device-side enqueue mandatory: listed only when that is reported. */
 static const cl_name_version c_versions[] = {
@@ -81,6 +90,68 @@ bool kiln_rt_devenq_enabled(void)
     return devenq_on;
 }
 
+#define COUNT(a) (sizeof(a) / sizeof((a)[0]))
+
+/* __opencl_c_device_enqueue, reported under KILN_DEVICE_ENQUEUE=1 only (docs/status.md). */
+static const cl_name_version devenq_feature = {CL_MAKE_VERSION(3, 0, 0),
+                                               "__opencl_c_device_enqueue"};
+
+/*
+ * The reported lists, fixed at the first use: device_exts and, under KILN_FP16=1, fp16_ext;
+ * c_features and, under KILN_DEVICE_ENQUEUE=1, devenq_feature.
+ */
+static pthread_once_t language_once = PTHREAD_ONCE_INIT;
+static cl_name_version exts[COUNT(device_exts) + 1];
+static size_t num_exts;
+static cl_name_version features[COUNT(c_features) + 1];
+static size_t num_features;
+static bool fp16;
+static char exts_string[512], features_string[1024];
+
+static void join_names(char *buf, size_t cap, const cl_name_version *v, size_t n)
+{
+    buf[0] = '\0';
+    for (size_t i = 0; i < n; i++) {
+        if (i)
+            strncat(buf, " ", cap - strlen(buf) - 1);
+        strncat(buf, v[i].name, cap - strlen(buf) - 1);
+    }
+}
+
+static void language_init(void)
+{
+    const char *env = getenv("KILN_FP16");
+    fp16 = env && strcmp(env, "1") == 0;
+    memcpy(exts, device_exts, sizeof(device_exts));
+    num_exts = COUNT(device_exts);
+    if (fp16)
+        exts[num_exts++] = fp16_ext;
+    join_names(exts_string, sizeof(exts_string), exts, num_exts);
+    memcpy(features, c_features, sizeof(c_features));
+    num_features = COUNT(c_features);
+    if (kiln_rt_devenq_enabled())
+        features[num_features++] = devenq_feature;
+    join_names(features_string, sizeof(features_string), features, num_features);
+}
+
+static void language_get(void)
+{
+    if (pthread_once(&language_once, language_init) != 0)
+        abort();
+}
+
+const char *kiln_rt_device_extensions(void)
+{
+    language_get();
+    return exts_string;
+}
+
+const char *kiln_rt_device_features(void)
+{
+    language_get();
+    return features_string;
+}
+
 cl_int kiln_rt_check_device_type(cl_device_type type)
 {
     const cl_device_type known = CL_DEVICE_TYPE_DEFAULT | CL_DEVICE_TYPE_CPU | CL_DEVICE_TYPE_GPU |
@@ -109,16 +180,6 @@ cl_int CL_API_CALL clGetDeviceIDs(cl_platform_id platform, cl_device_type device
     if (num_devices)
         *num_devices = 1;
     return CL_SUCCESS;
-}
-
-static void join_names(char *buf, size_t cap, const cl_name_version *v, size_t n)
-{
-    buf[0] = '\0';
-    for (size_t i = 0; i < n; i++) {
-        if (i)
-            strncat(buf, " ", cap - strlen(buf) - 1);
-        strncat(buf, v[i].name, cap - strlen(buf) - 1);
-    }
 }
 
 /* The answer of one query: a pointer and size handed to kiln_rt_info(). */
@@ -176,7 +237,6 @@ cl_int CL_API_CALL clGetDeviceInfo(cl_device_id device, cl_device_info param, si
     const struct kiln_cpu_info *cpu = kiln_cpu_info_get();
     const cl_device_id d = device;
     const bool devenq = kiln_rt_devenq_enabled();
-    char buf[512];
     size_t wi_sizes[3] = {d->max_wg_size, d->max_wg_size, d->max_wg_size};
     const cl_device_partition_property partitions[] = {CL_DEVICE_PARTITION_EQUALLY,
                                                        CL_DEVICE_PARTITION_BY_COUNTS,
@@ -184,6 +244,7 @@ cl_int CL_API_CALL clGetDeviceInfo(cl_device_id device, cl_device_info param, si
     /* A device of one compute unit cannot be split (OpenCL 3.0 §4.2: then none, one 0). */
     const bool splits = d->compute_units > 1;
     struct answer a = {0};
+    language_get();
 
     switch (param) {
     case CL_DEVICE_TYPE:
@@ -228,7 +289,7 @@ cl_int CL_API_CALL clGetDeviceInfo(cl_device_id device, cl_device_info param, si
         break;
     case CL_DEVICE_PREFERRED_VECTOR_WIDTH_HALF:
     case CL_DEVICE_NATIVE_VECTOR_WIDTH_HALF:
-        put_u32(&a, 0); /* no fp16 yet */
+        put_u32(&a, fp16 ? 4 : 0); /* as float's: half arithmetic is done in float */
         break;
     case CL_DEVICE_MAX_CLOCK_FREQUENCY:
         put_u32(&a, cpu->max_clock_mhz);
@@ -323,7 +384,8 @@ cl_int CL_API_CALL clGetDeviceInfo(cl_device_id device, cl_device_info param, si
                         CL_FP_INF_NAN | CL_FP_DENORM);
         break;
     case CL_DEVICE_HALF_FP_CONFIG:
-        put_u64(&a, 0);
+        /* What cl_khr_fp16 requires at least (OpenCL 3.0 §4.2, "CL_DEVICE_HALF_FP_CONFIG"). */
+        put_u64(&a, fp16 ? CL_FP_ROUND_TO_NEAREST | CL_FP_INF_NAN | CL_FP_DENORM : 0);
         break;
     case CL_DEVICE_GLOBAL_MEM_CACHE_TYPE:
         put_u32(&a, CL_READ_WRITE_CACHE);
@@ -393,11 +455,10 @@ cl_int CL_API_CALL clGetDeviceInfo(cl_device_id device, cl_device_info param, si
         put_bytes(&a, "OpenCL C 1.2 Kiln", strlen("OpenCL C 1.2 Kiln") + 1);
         break;
     case CL_DEVICE_EXTENSIONS:
-        join_names(buf, sizeof(buf), device_exts, sizeof(device_exts) / sizeof(device_exts[0]));
-        put_bytes(&a, buf, strlen(buf) + 1);
+        put_bytes(&a, exts_string, strlen(exts_string) + 1);
         break;
     case CL_DEVICE_EXTENSIONS_WITH_VERSION:
-        put_bytes(&a, device_exts, sizeof(device_exts));
+        put_bytes(&a, exts, num_exts * sizeof(exts[0]));
         break;
     case CL_DEVICE_OPENCL_C_ALL_VERSIONS:
         if (devenq)
@@ -406,7 +467,8 @@ cl_int CL_API_CALL clGetDeviceInfo(cl_device_id device, cl_device_info param, si
             put_bytes(&a, c_versions, sizeof(c_versions));
         break;
     case CL_DEVICE_OPENCL_C_FEATURES:
-        put_bytes(&a, c_features, sizeof(c_features));
+        language_get();
+        put_bytes(&a, features, num_features * sizeof(features[0]));
         break;
     case CL_DEVICE_ILS_WITH_VERSION:
     case CL_DEVICE_BUILT_IN_KERNELS_WITH_VERSION:

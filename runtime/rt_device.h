@@ -43,6 +43,14 @@ struct _cl_device_id {
     char vendor[64];
 };
 
+/*
+ * The extensions (as CL_DEVICE_EXTENSIONS) and the OpenCL C feature names (of
+ * CL_DEVICE_OPENCL_C_FEATURES) the device reports, space-separated; fixed for the process.
+ * The compiler gives user kernels exactly these (compiler.c).
+ */
+const char *kiln_rt_device_extensions(void);
+const char *kiln_rt_device_features(void);
+
 extern struct _cl_platform_id kiln_rt_platform;
 extern struct _cl_device_id kiln_rt_device;
 

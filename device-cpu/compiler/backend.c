@@ -586,9 +586,10 @@ static enum kiln_cc_status link(const struct kiln_cc_program *const *inputs, uns
     return finish(status, b.prog, &log, out, log_out);
 }
 
-static bool init(const char *target_id)
+static bool init(const char *target_id, const char *extensions, const char *features)
 {
     target = target_id;
+    kiln_cc_frontend_language_set(extensions, features);
     return target && host_init();
 }
 

@@ -15,6 +15,7 @@
  *  - load_binary() is the loading alone.
  */
 #include "binary.h"
+#include "kiln_cc_cl_flags.h"
 
 #include <ctype.h>
 #include <dlfcn.h>
@@ -26,6 +27,37 @@
 static pthread_once_t backend_once = PTHREAD_ONCE_INIT;
 static const struct kiln_cc_backend *backend;
 static char backend_error[512];
+
+/*
+ * The language user kernels see (set_language): the kernel library's until the runtime
+ * gives the device's, which it does once, before its first build; read-only after that.
+ */
+static const char *language_extensions = KILN_CC_LIB_EXTENSIONS;
+static const char *language_features = KILN_CC_LIB_FEATURES;
+static bool language_set;
+
+void kiln_cc_language_get(const char **extensions, const char **features)
+{
+    *extensions = language_extensions;
+    *features = language_features;
+}
+
+static enum kiln_cc_status set_language(const char *extensions, const char *features)
+{
+    if (language_set)
+        return KILN_CC_INVALID_OPTIONS;
+    /* Kept for the life of the process, as the back end holds them. */
+    char *e = strdup(extensions), *f = strdup(features);
+    if (!e || !f) {
+        free(e);
+        free(f);
+        return KILN_CC_OUT_OF_MEMORY;
+    }
+    language_extensions = e;
+    language_features = f;
+    language_set = true;
+    return KILN_CC_OK;
+}
 
 /* Opens libkiln-cc-llvm.so for good: nothing is ever unloaded. */
 static void open_backend(void)
@@ -46,7 +78,7 @@ static void open_backend(void)
         snprintf(backend_error, sizeof(backend_error), "%s does not match libkiln-cc.so", path);
         return;
     }
-    if (!b->init(kiln_cc_target_id())) {
+    if (!b->init(kiln_cc_target_id(), language_extensions, language_features)) {
         snprintf(backend_error, sizeof(backend_error), "LLVM has no code generator for this host");
         return;
     }
@@ -363,6 +395,7 @@ static const struct kiln_cc_interface interface = {
     .link = link,
     .kind = kind,
     .build_variant = build_variant,
+    .set_language = set_language,
 };
 
 __attribute__((visibility("default"))) const struct kiln_cc_interface *kiln_cc_interface(void)

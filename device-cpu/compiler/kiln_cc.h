@@ -196,9 +196,18 @@ struct kiln_cc_interface {
      * loaded from a binary).
      */
     size_t (*variable_bytes)(const struct kiln_cc_program *p);
+    /*
+     * The OpenCL C the device reports, which is exactly what user kernels see
+     * (docs/compiler.md, "What a kernel sees"): `extensions` as CL_DEVICE_EXTENSIONS, and the
+     * names of CL_DEVICE_OPENCL_C_FEATURES in `features`, each space-separated. Both are
+     * copied. Call it once, before the first build(), compile() or link(); without it user
+     * kernels see the kernel library's own language. KILN_CC_OUT_OF_MEMORY, or
+     * KILN_CC_INVALID_OPTIONS when called a second time.
+     */
+    enum kiln_cc_status (*set_language)(const char *extensions, const char *features);
 };
 
-#define KILN_CC_ABI_VERSION 11
+#define KILN_CC_ABI_VERSION 12
 
 /*
  * CL_DEVICE_MAX_GLOBAL_VARIABLE_SIZE: a program with a larger program-scope variable fails to

@@ -10,11 +10,16 @@
  *  - every OpenCL C version listed builds with its -cl-std and sets __OPENCL_C_VERSION__;
  *    OpenCL C 2.0 is listed exactly when device-side enqueue, which it makes mandatory, is
  *    reported (CL_DEVICE_DEVICE_ENQUEUE_CAPABILITIES), and then a kernel enqueues a child;
- *  - every feature of CL_DEVICE_OPENCL_C_FEATURES is defined in an OpenCL C 3.0 kernel, and of
- *    every known __opencl_c_* macro a kernel sees exactly the reported ones; each feature
- *    agrees with the device query that describes it;
- *  - of every known language extension a kernel sees exactly the reported ones, at CL1.2 and
- *    CL3.0, except the expected discrepancies listed below (docs/status.md);
+ *  - of every known __opencl_c_* macro an OpenCL C 3.0 kernel sees exactly the reported
+ *    features, and a 1.x or 2.0 kernel only reported ones (feature macros belong to OpenCL C
+ *    3.0: docs/compiler.md, "What a kernel sees"); each feature agrees with the device query
+ *    that describes it;
+ *  - of every known language extension a kernel sees exactly the reported ones, at every
+ *    -cl-std from CL1.0 to CL3.0;
+ *  - cl_khr_fp16 is reported exactly when KILN_FP16=1 (a development switch, docs/envvars.md;
+ *    ctest runs this test both ways), with CL_DEVICE_HALF_FP_CONFIG and the half vector
+ *    widths to match; unreported, a kernel's half arithmetic fails to build and its
+ *    `#pragma OPENCL EXTENSION cl_khr_fp16 : enable` draws Clang's warning;
  *  - CL_DEVICE_ILS_WITH_VERSION and CL_DEVICE_BUILT_IN_KERNELS_WITH_VERSION are empty, and so
  *    clCreateProgramWithIL and clCreateProgramWithBuiltInKernels refuse;
  *  - CL_DEVICE_MAX_CONSTANT_ARGS __constant arguments run with correct results, one more is
@@ -29,7 +34,10 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-/* Language extensions of the Khronos registry and of Clang: a kernel may see their macros. */
+/*
+ * Language extensions of the Khronos registry and of Clang (every name of Clang 19's
+ * OpenCLExtensions.def and of its opencl-c-base.h among them): a kernel may see their macros.
+ */
 static const char *const language_exts[] = {
     "cl_khr_byte_addressable_store",
     "cl_khr_3d_image_writes",
@@ -41,6 +49,7 @@ static const char *const language_exts[] = {
     "cl_khr_local_int32_extended_atomics",
     "cl_khr_int64_base_atomics",
     "cl_khr_int64_extended_atomics",
+    "cles_khr_int64",
     "cl_khr_select_fprounding_mode",
     "cl_khr_depth_images",
     "cl_khr_gl_depth_images",
@@ -104,15 +113,10 @@ static const char *const api_exts[] = {
 };
 
 /*
- * Macros the front end defines although the device does not report the extension. Each is
- * listed in docs/status.md; the check fails when one is no longer defined, so that the entry
- * is taken off both lists.
+ * The OpenCL C 3.0 feature macros, those of cl_ext_float_atomics and cl_ext_image_raw10_raw12
+ * included: every __opencl_c_* name Clang 19 or its opencl-c-base.h defines but the internal
+ * __opencl_c_named_address_space_builtins.
  */
-static const char *const expected_extra_exts[] = {
-    "cl_khr_fp16", /* Clang 19 declares the half builtins only under it; see docs/status.md */
-};
-
-/* The OpenCL C 3.0 feature macros, those of cl_ext_float_atomics included. */
 static const char *const known_features[] = {
     "__opencl_c_3d_image_writes",
     "__opencl_c_atomic_order_acq_rel",
@@ -149,9 +153,13 @@ static const char *const known_features[] = {
     "__opencl_c_ext_fp16_local_atomic_min_max",
     "__opencl_c_ext_fp32_local_atomic_min_max",
     "__opencl_c_ext_fp64_local_atomic_min_max",
+    "__opencl_c_ext_image_raw10_raw12",
 };
 
 #define COUNT(a) (sizeof(a) / sizeof((a)[0]))
+
+static const char *const all_stds[] = {"-cl-std=CL1.0", "-cl-std=CL1.1", "-cl-std=CL1.2",
+                                       "-cl-std=CL2.0", "-cl-std=CL3.0"};
 
 static bool in_list(const char *name, const char *const *list, size_t n)
 {
@@ -246,27 +254,92 @@ static void extensions(struct kt_env *env)
     }
 
     /* A kernel sees the macros of exactly the reported language extensions. */
-    static const char *const stds[] = {"-cl-std=CL1.2", "-cl-std=CL3.0"};
-    for (size_t s = 0; s < COUNT(stds); s++) {
-        int *def = macros_defined(env, language_exts, COUNT(language_exts), stds[s]);
+    for (size_t s = 0; s < COUNT(all_stds); s++) {
+        int *def = macros_defined(env, language_exts, COUNT(language_exts), all_stds[s]);
         for (size_t i = 0; i < COUNT(language_exts); i++) {
-            const char *name = language_exts[i];
-            bool reported = in_versions(name, v, nv);
-            bool extra = in_list(name, expected_extra_exts, COUNT(expected_extra_exts));
-            if (extra && !reported)
-                KT_CHECK(def[i] == 1,
-                         "%s: %s is no longer defined: take it off expected_extra_exts and "
-                         "docs/status.md",
-                         stds[s], name);
-            else
-                KT_CHECK(def[i] == (reported ? 1 : 0), "%s: %s is %s but %s", stds[s], name,
-                         def[i] ? "defined" : "not defined",
-                         reported ? "reported" : "not reported");
+            bool reported = in_versions(language_exts[i], v, nv);
+            KT_CHECK(def[i] == (reported ? 1 : 0), "%s: %s is %s but %s", all_stds[s],
+                     language_exts[i], def[i] ? "defined" : "not defined",
+                     reported ? "reported" : "not reported");
         }
         free(def);
     }
     free(str);
     free(v);
+}
+
+/* ---- half precision ---------------------------------------------------------------- */
+
+/* Half variables need the extension's pragma first (the cl_khr_fp16 specification; Clang
+ * enforces it at every version). */
+static const char *half_src = "#pragma OPENCL EXTENSION cl_khr_fp16 : enable\n"
+                              "kernel void h(global float *out, float x) {\n"
+                              "  half a = (half)x;\n"
+                              "  out[0] = (float)(a * a + a);\n"
+                              "}\n";
+
+static const char *pragma_src = "#pragma OPENCL EXTENSION cl_khr_fp16 : enable\n"
+                                "kernel void p(global float *out) { out[0] = 1.0f; }\n";
+
+/* The build log of `src`, which must build (malloc()ed). */
+static char *build_log(struct kt_env *env, const char *src, const char *options)
+{
+    cl_program p = kt_build(env, src, options);
+    size_t n = 0;
+    KT_REQUIRE_OK(clGetProgramBuildInfo(p, env->device, CL_PROGRAM_BUILD_LOG, 0, NULL, &n));
+    char *log = calloc(1, n + 1);
+    KT_REQUIRE(log, "out of memory");
+    KT_REQUIRE_OK(clGetProgramBuildInfo(p, env->device, CL_PROGRAM_BUILD_LOG, n, log, NULL));
+    clReleaseProgram(p);
+    return log;
+}
+
+static void half_precision(struct kt_env *env)
+{
+    size_t vsize = 0;
+    cl_name_version *v = query(env->device, CL_DEVICE_EXTENSIONS_WITH_VERSION, &vsize);
+    bool fp16 = in_versions("cl_khr_fp16", v, vsize / sizeof(*v));
+    free(v);
+    const char *switch_env = getenv("KILN_FP16");
+    bool asked = switch_env && strcmp(switch_env, "1") == 0;
+    KT_CHECK(fp16 == asked, "cl_khr_fp16 is %s under KILN_FP16=%s",
+             fp16 ? "reported" : "not reported", switch_env ? switch_env : "(unset)");
+
+    cl_device_fp_config config = 1;
+    cl_uint preferred = 1, native = 1;
+    KT_REQUIRE_OK(
+        clGetDeviceInfo(env->device, CL_DEVICE_HALF_FP_CONFIG, sizeof(config), &config, NULL));
+    KT_REQUIRE_OK(clGetDeviceInfo(env->device, CL_DEVICE_PREFERRED_VECTOR_WIDTH_HALF,
+                                  sizeof(preferred), &preferred, NULL));
+    KT_REQUIRE_OK(clGetDeviceInfo(env->device, CL_DEVICE_NATIVE_VECTOR_WIDTH_HALF, sizeof(native),
+                                  &native, NULL));
+    if (fp16) {
+        /* OpenCL 3.0 §4.2: with cl_khr_fp16, round to nearest (or to zero) and INF/NaN. */
+        KT_CHECK(config == (CL_FP_ROUND_TO_NEAREST | CL_FP_INF_NAN | CL_FP_DENORM),
+                 "CL_DEVICE_HALF_FP_CONFIG 0x%llx", (unsigned long long)config);
+        KT_CHECK(preferred == 4 && native == 4, "half vector widths %u and %u, float's are 4",
+                 preferred, native);
+        for (size_t s = 0; s < COUNT(all_stds); s++) {
+            float out = 0;
+            float x = 1.5f;
+            struct kt_arg args[] = {{KT_OUT, sizeof(out), &out}, {KT_VALUE, sizeof(x), &x}};
+            KT_EXPECT(kt_run(env, half_src, all_stds[s], "h", 1, 1, 2, args), CL_SUCCESS);
+            KT_CHECK(out == 3.75f, "%s: half arithmetic gave %g, not 3.75", all_stds[s], out);
+        }
+    } else {
+        KT_CHECK(config == 0 && preferred == 0 && native == 0,
+                 "without cl_khr_fp16: CL_DEVICE_HALF_FP_CONFIG 0x%llx, half widths %u and %u",
+                 (unsigned long long)config, preferred, native);
+        kt_build_fails(env, half_src, "-cl-std=CL3.0", "of type '__private half' is not allowed",
+                       "half arithmetic");
+        for (size_t s = 0; s < COUNT(all_stds); s++) {
+            char *log = build_log(env, pragma_src, all_stds[s]);
+            KT_CHECK(strstr(log, "warning: unsupported OpenCL extension 'cl_khr_fp16'"),
+                     "%s: the pragma enabling unreported cl_khr_fp16 drew no warning: '%s'",
+                     all_stds[s], log);
+            free(log);
+        }
+    }
 }
 
 /* ---- versions -------------------------------------------------------------------- */
@@ -361,13 +434,19 @@ static void features(struct kt_env *env)
                  CL_VERSION_MAJOR(v[i].version), CL_VERSION_MINOR(v[i].version),
                  CL_VERSION_PATCH(v[i].version));
     }
-    int *def = macros_defined(env, known_features, COUNT(known_features), "-cl-std=CL3.0");
-    for (size_t i = 0; i < COUNT(known_features); i++) {
-        bool reported = in_versions(known_features[i], v, nv);
-        KT_CHECK(def[i] == (reported ? 1 : 0), "CL3.0: %s is %s but %s", known_features[i],
-                 def[i] ? "defined" : "not defined", reported ? "reported" : "not reported");
+    /* 3.0: exactly the reported features; 1.x and 2.0: none but reported ones. */
+    for (size_t s = 0; s < COUNT(all_stds); s++) {
+        bool exact = strcmp(all_stds[s], "-cl-std=CL3.0") == 0;
+        int *def = macros_defined(env, known_features, COUNT(known_features), all_stds[s]);
+        for (size_t i = 0; i < COUNT(known_features); i++) {
+            bool reported = in_versions(known_features[i], v, nv);
+            if (exact || !reported)
+                KT_CHECK(def[i] == (reported ? 1 : 0), "%s: %s is %s but %s", all_stds[s],
+                         known_features[i], def[i] ? "defined" : "not defined",
+                         reported ? "reported" : "not reported");
+        }
+        free(def);
     }
-    free(def);
 
     /* Each feature agrees with the device query that describes the same capability. */
     cl_bool pipes = 0, generic = 0, collectives = 0, images = 0;
@@ -696,6 +775,7 @@ int main(void)
     struct kt_env env;
     kt_setup(&env, 0);
     extensions(&env);
+    half_precision(&env);
     versions(&env);
     features(&env);
     ils_and_builtins(&env);

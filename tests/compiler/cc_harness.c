@@ -323,6 +323,19 @@ int main(int argc, char **argv)
         fprintf(stderr, "ABI version %u, expected %u\n", ct_cc->abi_version, KILN_CC_ABI_VERSION);
         return 1;
     }
+    /* Kernels see what Kiln's CPU device reports (runtime/device.c), as in a program. */
+    if (ct_cc->set_language("cl_khr_byte_addressable_store cl_khr_global_int32_base_atomics "
+                            "cl_khr_global_int32_extended_atomics "
+                            "cl_khr_local_int32_base_atomics cl_khr_local_int32_extended_atomics "
+                            "cl_khr_int64_base_atomics cl_khr_int64_extended_atomics cl_khr_fp64",
+                            "__opencl_c_int64 __opencl_c_fp64 __opencl_c_generic_address_space "
+                            "__opencl_c_work_group_collective_functions "
+                            "__opencl_c_atomic_order_acq_rel __opencl_c_atomic_order_seq_cst "
+                            "__opencl_c_atomic_scope_device __opencl_c_atomic_scope_all_devices "
+                            "__opencl_c_pipes __opencl_c_subgroups") != KILN_CC_OK) {
+        fprintf(stderr, "set_language failed\n");
+        return 1;
+    }
     for (size_t i = 0; i < ct_num_tests; i++)
         if (strcmp(argv[2], ct_tests[i].name) == 0)
             return ct_tests[i].run();

@@ -14,6 +14,13 @@ enum kiln_cc_status kiln_cc_link_options_parse(const char *options,
                                                struct kiln_cc_link_options *out,
                                                struct kiln_cc_log *log);
 
+/*
+ * The language user kernels see from now on: `extensions` and `features` as the device
+ * reports them, space-separated (kiln_cc.h, set_language). The strings are kept, not
+ * copied. Before the first build; until then kernels see the kernel library's language.
+ */
+void kiln_cc_frontend_language_set(const char *extensions, const char *features);
+
 /* OpenCL C `source` into b->mod, diagnostics into b->log. */
 enum kiln_cc_status kiln_cc_frontend_run(struct kiln_cc_build *b, const char *source);
 

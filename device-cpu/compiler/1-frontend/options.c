@@ -134,6 +134,7 @@ static enum kiln_cc_status translate(char *word, const char **cursor, struct kil
             return KILN_CC_INVALID_OPTIONS;
         }
         *have_std = true;
+        o->cl_version = (unsigned)(word[10] - '0') * 100 + (unsigned)(word[12] - '0') * 10;
         /* OpenCL C 1.x has no non-uniform work-groups: the global size must be a multiple
          * of the local size, as -cl-uniform-work-group-size asks (OpenCL 3.0 §5.8.4.7). */
         if (strncmp(word + 8, "CL1.", 4) == 0)
@@ -203,6 +204,7 @@ enum kiln_cc_status kiln_cc_options_parse(const char *options, struct kiln_cc_op
      * work-groups. */
     if (status == KILN_CC_OK && !have_std) {
         out->uniform_wg = true;
+        out->cl_version = 120;
         char *arg = concat("-cl-std=CL1.2", "");
         if (!arg || !push(out, arg))
             status = KILN_CC_OUT_OF_MEMORY;

@@ -6,6 +6,14 @@
  * and LLVM's linker copies such a definition only when the destination refers to
  * it; the library is loaded lazily, so a kernel pays only for the builtins it calls,
  * in reading them as in linking them.
+ *
+ * A kernel's own inline definition (C99 §6.7.4: `inline` without `extern`) comes from Clang
+ * as available_externally: a body the optimiser may use, whose real definition is
+ * expected elsewhere. Under a builtin's name the linker would take the library's builtin as
+ * that real definition, and the kernel would silently call the builtin, not its own
+ * function. Such a definition is made internal before the library is linked: the program's
+ * own code is all the code it has (its other objects are linked in already, and a
+ * definition there has replaced the inline one).
  */
 #include "link_stage.h"
 
@@ -19,6 +27,9 @@ enum kiln_cc_status kiln_cc_link_library(struct kiln_cc_build *b)
         LLVMCreateMemoryBufferWithMemoryRange(kiln_cc_kernel_lib_start, size, "kiln-lib.bc", 0);
     LLVMModuleRef lib;
 
+    for (LLVMValueRef f = LLVMGetFirstFunction(b->mod); f; f = LLVMGetNextFunction(f))
+        if (LLVMGetLinkage(f) == LLVMAvailableExternallyLinkage)
+            LLVMSetLinkage(f, LLVMInternalLinkage);
     if (!buf)
         return KILN_CC_OUT_OF_MEMORY;
     /*

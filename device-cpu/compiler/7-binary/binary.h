@@ -54,6 +54,12 @@ const char *kiln_cc_target_id(void);
 /* cache.c: where libkiln-cc-llvm.so is (next to libkiln-cc.so), or NULL. */
 const char *kiln_cc_backend_path(void);
 
+/*
+ * compiler.c: the language user kernels see, space-separated (kiln_cc.h, set_language):
+ * the device's, or the kernel library's until it is set. Part of the cache key.
+ */
+void kiln_cc_language_get(const char **extensions, const char **features);
+
 /* The kernel cache (cache.c, libkiln-cc.so only). */
 /* False when the host could not be described. `variant` is NULL for an ordinary build. */
 bool kiln_cc_cache_key(const char *source, const char *options,

@@ -240,6 +240,11 @@ bool kiln_cc_cache_key(const char *source, const char *options,
     hash_field(&s, target);
     for (size_t i = 0; cl_flags[i]; i++)
         hash_field(&s, cl_flags[i]);
+    const char *extensions, *features;
+    kiln_cc_language_get(&extensions, &features);
+    hash_field(&s, "language");
+    hash_field(&s, extensions);
+    hash_field(&s, features);
     hash_field(&s, "options");
     hash_field(&s, options ? options : "");
     for (size_t i = 0; i < sizeof(codegen_env) / sizeof(codegen_env[0]); i++) {

@@ -118,8 +118,11 @@ void kiln_cc_wg_names_free(struct kiln_cc_program *p);
  */
 struct kiln_cc_backend {
     unsigned abi_version; /* KILN_CC_BACKEND_VERSION */
-    /* Once, before anything else: false if LLVM cannot generate code for this host. */
-    bool (*init)(const char *target_id);
+    /*
+     * Once, before anything else: false if LLVM cannot generate code for this host. The
+     * language user kernels see (kiln_cc.h, set_language), kept, not copied.
+     */
+    bool (*init)(const char *target_id, const char *extensions, const char *features);
     enum kiln_cc_status (*build)(const char *source, const char *options,
                                  const struct kiln_cc_variant *variant,
                                  const uint8_t key[KILN_CC_HASH_SIZE], struct kiln_cc_program **out,
@@ -131,7 +134,7 @@ struct kiln_cc_backend {
                                 const char *options, struct kiln_cc_program **out, char **log);
 };
 
-#define KILN_CC_BACKEND_VERSION 2
+#define KILN_CC_BACKEND_VERSION 3
 #define KILN_CC_BACKEND_LIBRARY "libkiln-cc-llvm.so"
 typedef const struct kiln_cc_backend *(*kiln_cc_backend_fn)(void);
 #define KILN_CC_BACKEND_SYMBOL "kiln_cc_backend"

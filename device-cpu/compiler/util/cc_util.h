@@ -31,8 +31,9 @@
 struct kiln_cc_options {
     char **cc1_args; /* malloc()ed strings for cc1, in order */
     size_t num_cc1_args;
-    bool opt_disable; /* -cl-opt-disable: no IR optimisation, fast code generation */
-    bool uniform_wg;  /* -cl-uniform-work-group-size */
+    bool opt_disable;    /* -cl-opt-disable: no IR optimisation, fast code generation */
+    bool uniform_wg;     /* -cl-uniform-work-group-size */
+    unsigned cl_version; /* -cl-std as 100 to 300 (120 without it) */
     /*
      * Not from the options string: backend.c copies build()'s struct kiln_cc_variant here.
      * Build that one kernel for launches whose groups are all exactly variant_local, and with
