@@ -5,7 +5,8 @@
  * Every library function is linkonce_odr (kernel-lib/tools/finalize.c sees to it),
  * and LLVM's linker copies such a definition only when the destination refers to
  * it; the library is loaded lazily, so a kernel pays only for the builtins it calls,
- * in reading them as in linking them.
+ * in reading them as in linking them. Casts from double to half become calls of the
+ * library's convert_half first (half_casts.c), so that the linker brings it in.
  *
  * A kernel's own inline definition (C99 §6.7.4: `inline` without `extern`) comes from Clang
  * as available_externally: a body the optimiser may use, whose real definition is
@@ -22,6 +23,9 @@
 
 enum kiln_cc_status kiln_cc_link_library(struct kiln_cc_build *b)
 {
+    enum kiln_cc_status status = kiln_cc_lower_half_casts(b);
+    if (status != KILN_CC_OK)
+        return status;
     size_t size = (size_t)(kiln_cc_kernel_lib_end - kiln_cc_kernel_lib_start);
     LLVMMemoryBufferRef buf =
         LLVMCreateMemoryBufferWithMemoryRange(kiln_cc_kernel_lib_start, size, "kiln-lib.bc", 0);
