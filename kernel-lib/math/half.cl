@@ -9,29 +9,29 @@
 
 #pragma OPENCL EXTENSION cl_khr_fp16 : enable
 
-KILN_CVT_ALL(float, half)
 KILN_CVT_ALL(half, float)
+KILN_HALF_WIDEN_ALL
 
 #define KILN_HALF_VIA_FLOAT_1(T, F, name)                                                          \
     T KILN_OVERLOAD name(T x)                                                                      \
     {                                                                                              \
-        return kiln_cvt_##T(name(kiln_cvt_##F(x)));                                                \
+        return kiln_cvt_##T(name(kiln_half_widen(x)));                                             \
     }
 #define KILN_HALF_VIA_FLOAT_2(T, F, name)                                                          \
     T KILN_OVERLOAD name(T x, T y)                                                                 \
     {                                                                                              \
-        return kiln_cvt_##T(name(kiln_cvt_##F(x), kiln_cvt_##F(y)));                               \
+        return kiln_cvt_##T(name(kiln_half_widen(x), kiln_half_widen(y)));                         \
     }
 #define KILN_HALF_VIA_FLOAT_N(T, I, F, name)                                                       \
     T KILN_OVERLOAD name(T x, I n)                                                                 \
     {                                                                                              \
-        return kiln_cvt_##T(name(kiln_cvt_##F(x), n));                                             \
+        return kiln_cvt_##T(name(kiln_half_widen(x), n));                                          \
     }
 #define KILN_HALF_SINCOS_AS(T, F, AS)                                                              \
     T KILN_OVERLOAD sincos(T x, AS T *cosval)                                                      \
     {                                                                                              \
         /* Inlined, the two share their argument reduction. */                                     \
-        F xf = kiln_cvt_##F(x);                                                                    \
+        F xf = kiln_half_widen(x);                                                                 \
         *cosval = kiln_cvt_##T(cos(xf));                                                           \
         return kiln_cvt_##T(sin(xf));                                                              \
     }

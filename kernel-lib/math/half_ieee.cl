@@ -75,13 +75,15 @@ KILN_FOR_FLOAT_INT(KILN_FLOAT_DECLS)
         F e = (p - av) + (cf - bv);                                                                \
         /* Round to odd: an inexact s with an even last bit moves one step towards the */          \
         /* exact sum, s + e, whose neighbour there is odd. The exact sum is a multiple of */       \
-        /* 2^-48 below 2^33, so s is a normal float and the step never reaches infinity; */        \
-        /* a non-finite s (an infinite or NaN argument) stays as it is. */                         \
+        /* 2^-48 below 2^33, so s is a normal float and the step never reaches infinity. */        \
+        /* A non-finite s (an infinite or NaN argument) makes e a NaN, which |e| > 0 leaves */     \
+        /* out. Branch-free, since a scalar ?: would become a branch and keep the */               \
+        /* work-item loop from being vectorised; a comparison is masked to 1 because a */          \
+        /* vector's true is -1 and a scalar's 1. */                                                \
         I bits = KILN_AS(I, s);                                                                    \
-        I away = (KILN_AS(I, e) ^ bits) >= 0; /* e has s's sign: the magnitude grows */            \
-        I odd = (e != 0.0f) & ((bits & 1) == 0) & (__builtin_elementwise_abs(s) < INFINITY);       \
-        I step = away ? (I)1 : (I)-1;                                                              \
-        s = odd ? KILN_AS(F, bits + step) : s;                                                     \
+        I step = ((KILN_AS(I, e) ^ bits) >> 31) | 1; /* 1 where e has s's sign, else -1 */         \
+        I odd = (__builtin_elementwise_abs(e) > 0.0f) & ~bits & 1;                                 \
+        s = KILN_AS(F, bits + step * odd);                                                         \
         return kiln_cvt_##T(s);                                                                    \
     }
 KILN_FOR_HALF_INT_FLOAT(KILN_HALF_IEEE)
