@@ -9,31 +9,41 @@
 
 #pragma OPENCL EXTENSION cl_khr_fp16 : enable
 
-KILN_CVT_ALL(float, half)
 KILN_CVT_ALL(half, float)
+KILN_HALF_WIDEN_ALL
 
 #define KILN_HALF_VIA_FLOAT_1(T, F, name)                                                          \
     T KILN_OVERLOAD name(T x)                                                                      \
     {                                                                                              \
-        return kiln_cvt_##T(name(kiln_cvt_##F(x)));                                                \
+        return kiln_cvt_##T(name(kiln_half_widen(x)));                                             \
     }
 #define KILN_HALF_VIA_FLOAT_2(T, F, name)                                                          \
     T KILN_OVERLOAD name(T x, T y)                                                                 \
     {                                                                                              \
-        return kiln_cvt_##T(name(kiln_cvt_##F(x), kiln_cvt_##F(y)));                               \
+        return kiln_cvt_##T(name(kiln_half_widen(x), kiln_half_widen(y)));                         \
     }
 #define KILN_HALF_VIA_FLOAT_N(T, I, F, name)                                                       \
     T KILN_OVERLOAD name(T x, I n)                                                                 \
     {                                                                                              \
-        return kiln_cvt_##T(name(kiln_cvt_##F(x), n));                                             \
+        return kiln_cvt_##T(name(kiln_half_widen(x), n));                                          \
+    }
+/*
+ * sin, cos, tan (and sincos) through native.cl's float-only forms: their three-part
+ * reduction is accurate for |x| <= 2^16, which holds every half, and their few float ulps
+ * are far below half's; the full float functions reduce in double, on half as many lanes.
+ */
+#define KILN_HALF_VIA_NATIVE(T, F, name)                                                           \
+    T KILN_OVERLOAD name(T x)                                                                      \
+    {                                                                                              \
+        return kiln_cvt_##T(native_##name(kiln_half_widen(x)));                                    \
     }
 #define KILN_HALF_SINCOS_AS(T, F, AS)                                                              \
     T KILN_OVERLOAD sincos(T x, AS T *cosval)                                                      \
     {                                                                                              \
         /* Inlined, the two share their argument reduction. */                                     \
-        F xf = kiln_cvt_##F(x);                                                                    \
-        *cosval = kiln_cvt_##T(cos(xf));                                                           \
-        return kiln_cvt_##T(sin(xf));                                                              \
+        F xf = kiln_half_widen(x);                                                                 \
+        *cosval = kiln_cvt_##T(native_cos(xf));                                                    \
+        return kiln_cvt_##T(native_sin(xf));                                                       \
     }
 
 /*
@@ -63,7 +73,10 @@ KILN_CVT_ALL(half, float)
     KILN_DECL_2(F, pow)                                                                            \
     KILN_DECL_2(F, powr)                                                                           \
     KILN_DECL_N(F, I, pown)                                                                        \
-    KILN_DECL_N(F, I, rootn)
+    KILN_DECL_N(F, I, rootn)                                                                       \
+    KILN_DECL_1(F, native_sin)                                                                     \
+    KILN_DECL_1(F, native_cos)                                                                     \
+    KILN_DECL_1(F, native_tan)
 KILN_FOR_FLOAT_INT(KILN_FLOAT_DECLS)
 
 #define KILN_HALF_MATH(T, I, F)                                                                    \
@@ -77,9 +90,9 @@ KILN_FOR_FLOAT_INT(KILN_FLOAT_DECLS)
     KILN_HALF_VIA_FLOAT_1(T, F, log1p)                                                             \
     KILN_HALF_VIA_FLOAT_1(T, F, rsqrt)                                                             \
     KILN_HALF_VIA_FLOAT_1(T, F, cbrt)                                                              \
-    KILN_HALF_VIA_FLOAT_1(T, F, sin)                                                               \
-    KILN_HALF_VIA_FLOAT_1(T, F, cos)                                                               \
-    KILN_HALF_VIA_FLOAT_1(T, F, tan)                                                               \
+    KILN_HALF_VIA_NATIVE(T, F, sin)                                                                \
+    KILN_HALF_VIA_NATIVE(T, F, cos)                                                                \
+    KILN_HALF_VIA_NATIVE(T, F, tan)                                                                \
     KILN_HALF_VIA_FLOAT_1(T, F, sinpi)                                                             \
     KILN_HALF_VIA_FLOAT_1(T, F, cospi)                                                             \
     KILN_HALF_VIA_FLOAT_1(T, F, tanpi)                                                             \

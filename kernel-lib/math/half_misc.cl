@@ -10,9 +10,12 @@
  * within about half a float ulp, 2^13 times finer than half's ulp. nextafter and nan work
  * on the half bits directly.
  */
+#include "kiln_math.h"
 #include "math_ieee.h"
 
 #pragma OPENCL EXTENSION cl_khr_fp16 : enable
+
+KILN_HALF_WIDEN_ALL
 
 /* H the half gentype, F the float one, N int, S16 short, U16 ushort; CV the conversion. */
 #define KILN_SHAPES_HALF(X)                                                                        \
@@ -78,12 +81,12 @@ KILN_SHAPES_HALF(KILN_FLOAT_DECLS)
 #define KILN_VIA_1(name, H, F, CV)                                                                 \
     H KILN_OVERLOAD name(H x)                                                                      \
     {                                                                                              \
-        return CV(name(CV(x, F)), H);                                                              \
+        return CV(name(kiln_half_widen(x)), H);                                                    \
     }
 #define KILN_VIA_2(name, H, F, CV)                                                                 \
     H KILN_OVERLOAD name(H x, H y)                                                                 \
     {                                                                                              \
-        return CV(name(CV(x, F), CV(y, F)), H);                                                    \
+        return CV(name(kiln_half_widen(x), kiln_half_widen(y)), H);                                \
     }
 
 #define KILN_HALF_FORMS(H, F, N, S16, U16, CV)                                                     \
@@ -91,37 +94,37 @@ KILN_SHAPES_HALF(KILN_FLOAT_DECLS)
     KILN_BINARY_LIST(KILN_VIA_2, H, F, CV)                                                         \
     N KILN_OVERLOAD ilogb(H x)                                                                     \
     {                                                                                              \
-        return ilogb(CV(x, F));                                                                    \
+        return ilogb(kiln_half_widen(x));                                                          \
     }                                                                                              \
     H KILN_OVERLOAD ldexp(H x, N n)                                                                \
     {                                                                                              \
-        return CV(ldexp(CV(x, F), n), H);                                                          \
+        return CV(ldexp(kiln_half_widen(x), n), H);                                                \
     }                                                                                              \
     H KILN_OVERLOAD fract(H x, __generic H *iptr)                                                  \
     {                                                                                              \
         F i;                                                                                       \
-        H r = CV(fract(CV(x, F), &i), H);                                                          \
+        H r = CV(fract(kiln_half_widen(x), &i), H);                                                \
         *iptr = CV(i, H);                                                                          \
         return r >= (H)1 ? (H)0x1.ffcp-1h : r;                                                     \
     }                                                                                              \
     H KILN_OVERLOAD modf(H x, __generic H *iptr)                                                   \
     {                                                                                              \
         F i;                                                                                       \
-        H r = CV(modf(CV(x, F), &i), H);                                                           \
+        H r = CV(modf(kiln_half_widen(x), &i), H);                                                 \
         *iptr = CV(i, H);                                                                          \
         return r;                                                                                  \
     }                                                                                              \
     H KILN_OVERLOAD frexp(H x, __generic N *exp)                                                   \
     {                                                                                              \
-        return CV(frexp(CV(x, F), exp), H);                                                        \
+        return CV(frexp(kiln_half_widen(x), exp), H);                                              \
     }                                                                                              \
     H KILN_OVERLOAD remquo(H x, H y, __generic N *quo)                                             \
     {                                                                                              \
-        return CV(remquo(CV(x, F), CV(y, F), quo), H);                                             \
+        return CV(remquo(kiln_half_widen(x), kiln_half_widen(y), quo), H);                         \
     }                                                                                              \
     H KILN_OVERLOAD lgamma_r(H x, __generic N *signp)                                              \
     {                                                                                              \
-        return CV(lgamma_r(CV(x, F), signp), H);                                                   \
+        return CV(lgamma_r(kiln_half_widen(x), signp), H);                                         \
     }                                                                                              \
     /* The next half towards y: one step of the integer encoding, as in exact.cl. */               \
     H KILN_OVERLOAD nextafter(H x, H y)                                                            \
@@ -145,7 +148,7 @@ KILN_SHAPES_HALF(KILN_HALF_FORMS)
 #define KILN_HALF_LDEXP_SPLAT(H, F, N, S16, U16, CV)                                               \
     H KILN_OVERLOAD ldexp(H x, int n)                                                              \
     {                                                                                              \
-        return CV(ldexp(CV(x, F), (N)n), H);                                                       \
+        return CV(ldexp(kiln_half_widen(x), (N)n), H);                                             \
     }
 KILN_HALF_LDEXP_SPLAT(half2, float2, int2, short2, ushort2, KILN_CVEC)
 KILN_HALF_LDEXP_SPLAT(half3, float3, int3, short3, ushort3, KILN_CVEC)

@@ -67,4 +67,36 @@ KILN_CVT_ALL(float, int)
 KILN_CVT_ALL(double, int)
 KILN_CVT_ALL(double, long)
 
+/*
+ * kiln_half_widen(x): a half gentype to the float one by integer operations, not fpext.
+ * InstCombine turns a comparison of fpext(x) with a constant into a comparison of halves,
+ * which x86 without AVX-512 FP16 has no vector instruction for: the code generator then
+ * compares lane by lane in scalar registers, several times slower than the float function
+ * itself. From integers the comparisons stay in float lanes. The magnitude's bits moved to
+ * float's places and scaled by 2^112 (the difference of the two exponent biases) give every
+ * normal and subnormal half exactly; infinities and NaNs (magnitude 0x7c00 and above) get
+ * float's all-ones exponent, a NaN keeping its payload. Files expand KILN_HALF_WIDEN_ALL
+ * after enabling cl_khr_fp16.
+ */
+#define KILN_HALF_WIDEN(F, H, U, US, CV)                                                           \
+    KILN_INTERNAL F kiln_half_widen(H x)                                                           \
+    {                                                                                              \
+        U u = CV(KILN_AS(US, x), U);                                                               \
+        U mag = (u & 0x7fffu) << 13;                                                               \
+        /* all ones where x is infinite or NaN (a comparison is 1 or -1: masked to 1) */           \
+        U special = -(KILN_AS(U, mag >= 0x0f800000u) & 1u);                                        \
+        U fin = KILN_AS(U, KILN_AS(F, mag) * 0x1p112f);                                            \
+        U bits = (fin & ~special) | ((mag | 0x7f800000u) & special);                               \
+        return KILN_AS(F, bits | ((u & 0x8000u) << 16));                                           \
+    }
+#define KILN_HALF_WIDEN_CAST(x, t) ((t)(x))
+#define KILN_HALF_WIDEN_CVEC(x, t) __builtin_convertvector(x, t)
+#define KILN_HALF_WIDEN_ALL                                                                        \
+    KILN_HALF_WIDEN(float, half, uint, ushort, KILN_HALF_WIDEN_CAST)                               \
+    KILN_HALF_WIDEN(float2, half2, uint2, ushort2, KILN_HALF_WIDEN_CVEC)                           \
+    KILN_HALF_WIDEN(float3, half3, uint3, ushort3, KILN_HALF_WIDEN_CVEC)                           \
+    KILN_HALF_WIDEN(float4, half4, uint4, ushort4, KILN_HALF_WIDEN_CVEC)                           \
+    KILN_HALF_WIDEN(float8, half8, uint8, ushort8, KILN_HALF_WIDEN_CVEC)                           \
+    KILN_HALF_WIDEN(float16, half16, uint16, ushort16, KILN_HALF_WIDEN_CVEC)
+
 #endif

@@ -194,11 +194,71 @@ static int test_math_misc_vector_asm(void)
                                  200 /* about 90 when the work-item loop stays scalar */);
 }
 
+/*
+ * half math (cl_khr_fp16) is computed in float lanes: with F16C the halves are widened and
+ * rounded by vcvtph2ps/vcvtps2ph, whole vectors at a time, nothing is called (no
+ * __extendhfsf2/__truncsfhf2 per element), and no comparison is left on halves, which the
+ * code generator would split into one scalar (u)comiss per lane: 89 in this kernel when the
+ * half functions widened their argument with a plain conversion, 13 since (all in the scalar
+ * copy of the loop that runs a group's last work-items). Without F16C the test
+ * reports skipped (exit 77): LLVM then converts through library calls.
+ */
+static int test_half_math_vector_asm(void)
+{
+    static const char src[] =
+        "#pragma OPENCL EXTENSION cl_khr_fp16 : enable\n"
+        "kernel void hmath(global const half *a, global const half *b, global half *c)\n"
+        "{\n"
+        "    size_t i = get_global_id(0);\n"
+        "    half x = a[i], y = b[i];\n"
+        "    c[i] = sin(x) + exp(x) + log(2.0h + y) + pow(y, x) + sqrt(y) + fma(x, y, c[i])\n"
+        "         + mad(x, y, x) + fmin(x, y) + fabs(y) + erfc(x) + fmod(x, y) + x * y - x / y;\n"
+        "}\n";
+    __builtin_cpu_init();
+    if (!__builtin_cpu_supports("f16c")) {
+        printf("skipped: this CPU has no F16C, so half converts through library calls\n");
+        exit(77);
+    }
+    setenv("KILN_KEEP_ASM", "1", 1);
+    struct kiln_cc_program *p = ct_build_ok(src, NULL);
+    CHECK(p);
+    char *text = ct_cc->assembly(p);
+    CHECK(text);
+    char *start = strstr(text, "kiln.wg.hmath:");
+    CHECK(start);
+    char *end = strstr(start, ".size");
+    CHECK(end);
+    size_t calls = 0, widen = 0, narrow = 0, packed = 0, scalar_compares = 0;
+    for (char *line = start; line && line < end; line = strchr(line + 1, '\n')) {
+        char *op = line + 1;
+        while (*op == ' ' || *op == '\t')
+            op++;
+        size_t len = strcspn(op, " \t\n");
+        calls += strncmp(op, "call", 4) == 0;
+        widen += len == 9 && strncmp(op, "vcvtph2ps", 9) == 0;
+        narrow += len == 9 && strncmp(op, "vcvtps2ph", 9) == 0;
+        scalar_compares += (len == 8 && strncmp(op, "vucomiss", 8) == 0) ||
+                           (len == 7 && strncmp(op, "vcomiss", 7) == 0);
+        packed += len > 2 && strncmp(op + len - 2, "ps", 2) == 0 && op[0] == 'v';
+    }
+    printf("kiln.wg.hmath: %zu vcvtph2ps, %zu vcvtps2ph, %zu packed float instructions, %zu "
+           "scalar float comparisons, %zu calls\n",
+           widen, narrow, packed, scalar_compares, calls);
+    CHECK(calls == 0);
+    CHECK(widen > 0 && narrow > 0);
+    CHECK(packed > 100);
+    CHECK(scalar_compares <= 30);
+    free(text);
+    ct_cc->destroy(p);
+    return 0;
+}
+
 const struct ct_test ct_tests[] = {
     {"saxpy", test_saxpy},
     {"threads", test_threads},
     {"vector_asm", test_vector_asm},
     {"math_vector_asm", test_math_vector_asm},
     {"math_misc_vector_asm", test_math_misc_vector_asm},
+    {"half_math_vector_asm", test_half_math_vector_asm},
 };
 const size_t ct_num_tests = sizeof(ct_tests) / sizeof(ct_tests[0]);

@@ -323,12 +323,22 @@ int main(int argc, char **argv)
         fprintf(stderr, "ABI version %u, expected %u\n", ct_cc->abi_version, KILN_CC_ABI_VERSION);
         return 1;
     }
-    /* Kernels see what Kiln's CPU device reports (runtime/device.c), as in a program. */
-    if (ct_cc->set_language("cl_khr_byte_addressable_store cl_khr_global_int32_base_atomics "
-                            "cl_khr_global_int32_extended_atomics "
-                            "cl_khr_local_int32_base_atomics cl_khr_local_int32_extended_atomics "
-                            "cl_khr_int64_base_atomics cl_khr_int64_extended_atomics cl_khr_fp64",
+    /* Kernels see what Kiln's CPU device reports (runtime/device.c), as in a program; with
+     * KILN_FP16=1, cl_khr_fp16 too, as the device then reports it. */
+    const char *fp16 = getenv("KILN_FP16");
+    bool half = fp16 && strcmp(fp16, "1") == 0;
+    if (ct_cc->set_language(half ? "cl_khr_byte_addressable_store cl_khr_global_int32_base_atomics "
+                                   "cl_khr_global_int32_extended_atomics "
+                                   "cl_khr_local_int32_base_atomics "
+                                   "cl_khr_local_int32_extended_atomics cl_khr_int64_base_atomics "
+                                   "cl_khr_int64_extended_atomics cl_khr_fp64 cl_khr_fp16"
+                                 : "cl_khr_byte_addressable_store cl_khr_global_int32_base_atomics "
+                                   "cl_khr_global_int32_extended_atomics "
+                                   "cl_khr_local_int32_base_atomics "
+                                   "cl_khr_local_int32_extended_atomics cl_khr_int64_base_atomics "
+                                   "cl_khr_int64_extended_atomics cl_khr_fp64",
                             "__opencl_c_int64 __opencl_c_fp64 __opencl_c_generic_address_space "
+                            "__opencl_c_program_scope_global_variables "
                             "__opencl_c_work_group_collective_functions "
                             "__opencl_c_atomic_order_acq_rel __opencl_c_atomic_order_seq_cst "
                             "__opencl_c_atomic_scope_device __opencl_c_atomic_scope_all_devices "

@@ -25,6 +25,7 @@ static const struct bench_case *const cases[] = {
     &bench_case_pipe64,         &bench_case_pipe4_item, &bench_case_barrier_loop,
     &bench_case_async_copy,     &bench_case_build_cold, &bench_case_build_warm,
     &bench_case_device_enqueue, &bench_case_fanout,     &bench_case_fanout_flat,
+    &bench_case_fma_float,      &bench_case_fma_half,   &bench_case_trans_half,
 };
 enum { NCASES = sizeof(cases) / sizeof(cases[0]) };
 
@@ -61,7 +62,8 @@ static void usage(FILE *to)
 {
     fprintf(to, "usage: kiln-bench [--case NAME|all] [--reps N] [--size-mib N] [--threads N]"
                 " [--require TARGET] [--list]\n"
-                "  --case      the case to run (default all; --list shows them)\n"
+                "  --case      the case to run, or a comma-separated list (default all; --list\n"
+                "              shows them)\n"
                 "  --reps      timed repetitions after one warm-up (default 11)\n"
                 "  --size-mib  size of each array in MiB (default 64)\n"
                 "  --threads   threads of the plain-C ceiling (default: online CPUs)\n"
@@ -132,21 +134,30 @@ static int parse(int argc, char **argv, struct options *o)
             return 2;
         }
     }
-    if (o->case_name != NULL) {
+    /* Every name of the list must be a case's. */
+    for (const char *n = o->case_name; n != NULL; n = strchr(n, ',') ? strchr(n, ',') + 1 : NULL) {
+        size_t len = strcspn(n, ",");
         int found = 0;
         for (int c = 0; c < NCASES; c++)
-            found |= strcmp(cases[c]->name, o->case_name) == 0;
+            found |= strlen(cases[c]->name) == len && strncmp(cases[c]->name, n, len) == 0;
         if (!found) {
-            fprintf(stderr, "kiln-bench: no case named '%s' (try --list)\n", o->case_name);
+            fprintf(stderr, "kiln-bench: no case named '%.*s' (try --list)\n", (int)len, n);
             return 2;
         }
     }
     return 0;
 }
 
+/* Is case c one of --case's comma-separated names (or is every case run)? */
 static int selected(const struct options *o, const struct bench_case *c)
 {
-    return o->case_name == NULL || strcmp(o->case_name, c->name) == 0;
+    if (o->case_name == NULL)
+        return 1;
+    size_t len = strlen(c->name);
+    for (const char *n = o->case_name; n != NULL; n = strchr(n, ',') ? strchr(n, ',') + 1 : NULL)
+        if (strcspn(n, ",") == len && strncmp(c->name, n, len) == 0)
+            return 1;
+    return 0;
 }
 
 static double now(void)
