@@ -3,15 +3,24 @@
  * work_group_any, work_group_broadcast, work_group_reduce_<op> and
  * work_group_scan_{inclusive,exclusive}_<op> for op add, min and max.
  *
- * Every work-item of the group encounters the same collective, so each one is
- * three group barriers around the group's area (ctx->group_shared, kiln_abi.h),
- * which no user __local object overlaps:
- *   1. a barrier, so that no work-item still reads the area from a previous
- *      collective when it is written again (a collective in a loop);
- *   2. every work-item stores its value in its slot, then a barrier;
- *   3. work-item 0 combines the slots, 16 at a time as one vector (below; into
+ * Every work-item of the group encounters the same collective, so a reduction or
+ * a scan is two group barriers around the group's area (ctx->group_shared,
+ * kiln_abi.h), which no user __local object overlaps:
+ *   1. every work-item stores its value in its own slot, then a barrier;
+ *   2. work-item 0 combines the slots, 16 at a time as one vector (below; into
  *      the result area for a reduction, in place for a scan), then a barrier,
  *      after which every work-item reads its answer.
+ * No barrier is needed before step 1 although a collective may run in a loop:
+ * what a work-item writes before a collective's first barrier is its own slot
+ * alone, which nobody else reads after a collective's last barrier (a scan's
+ * answer is read from the reader's own slot, a reduction's and a broadcast's
+ * from the result area); the result area and other work-items' slots are
+ * written only after a first barrier, which every work-item reaches only once
+ * it has read its previous answer. A broadcast writes the result area before
+ * its barrier, so it starts with one (as do the pipes' group reservations,
+ * which share the result area). Each barrier dropped is one fewer region for
+ * the barrier transform (docs/compiler.md), and the value no longer crosses a
+ * barrier into a per-work-item slot of its own.
  */
 #include "kiln_lib.h"
 
@@ -65,7 +74,7 @@ static __global void *kiln_wg_result(void)
  * inclusive scan; it converts to 0 for the integer types).
  */
 #define KILN_WG_OP(T, NAME, OP, IDENT, NEUTRAL)                                                    \
-    /* The n slots of s combined: by vector, then the lanes, then the last n % 16. */            \
+    /* The n slots of s combined: by vector, then the lanes, then the last n % 16. */              \
     static T kiln_wg_combine_##NAME##_##T(__global const T *s, size_t n)                           \
     {                                                                                              \
         T acc = s[0];                                                                              \
@@ -84,7 +93,7 @@ static __global void *kiln_wg_result(void)
             acc = OP(acc, s[i]);                                                                   \
         return acc;                                                                                \
     }                                                                                              \
-    /* The n slots of s scanned in place, 16 at a time: a scan inside the vector in four      \
+    /* The n slots of s scanned in place, 16 at a time: a scan inside the vector in four           \
      * shifted steps, then the carry of the slots before it. */                                    \
     static void kiln_wg_scan_##NAME##_##T(__global T *s, size_t n, bool exclusive)                 \
     {                                                                                              \
@@ -113,7 +122,6 @@ static __global void *kiln_wg_result(void)
         __global T *s = (__global T *)kiln_wg_slots();                                             \
         __global T *r = (__global T *)kiln_wg_result();                                            \
         size_t n = kiln_wg_items();                                                                \
-        barrier(KILN_WG_FENCE);                                                                    \
         s[get_local_linear_id()] = x;                                                              \
         barrier(KILN_WG_FENCE);                                                                    \
         if (__kiln_group_leader())                                                                 \
@@ -125,7 +133,6 @@ static __global void *kiln_wg_result(void)
     {                                                                                              \
         __global T *s = (__global T *)kiln_wg_slots();                                             \
         size_t n = kiln_wg_items();                                                                \
-        barrier(KILN_WG_FENCE);                                                                    \
         s[get_local_linear_id()] = x;                                                              \
         barrier(KILN_WG_FENCE);                                                                    \
         if (__kiln_group_leader())                                                                 \
@@ -137,7 +144,6 @@ static __global void *kiln_wg_result(void)
     {                                                                                              \
         __global T *s = (__global T *)kiln_wg_slots();                                             \
         size_t n = kiln_wg_items();                                                                \
-        barrier(KILN_WG_FENCE);                                                                    \
         s[get_local_linear_id()] = x;                                                              \
         barrier(KILN_WG_FENCE);                                                                    \
         if (__kiln_group_leader())                                                                 \
