@@ -2,9 +2,11 @@
  * Work-group collectives: work_group_all, work_group_any, work_group_broadcast,
  * work_group_reduce_<op>, work_group_scan_inclusive_<op> and
  * work_group_scan_exclusive_<op> (op add, min, max) for int, uint, long, ulong,
- * float and double, at local sizes 1, 7, 64, 256 and 4096 with a partial last
- * group, each called several times in a loop; broadcast also with 2D and 3D
- * local ids; a
+ * float and double, at local sizes 1, 3, 7, 37, 64, 100, 256, 1000 and 4096 and
+ * with partial last groups (the vectors of 16 slots the leader combines, their
+ * remainder, and both together), each called several times in a loop; for half
+ * (where cl_khr_fp16 is reported) at local sizes up to 37, where every sum is
+ * exact in half; broadcast also with 2D and 3D local ids; a
  * kernel using all 64 KiB of __local memory finds it unchanged after them. Every
  * result is checked against the host. Floating-point inputs are small integers,
  * so every order of addition gives the same sum. The device must report the
@@ -22,30 +24,34 @@
 #define NOPS 12
 #define REPS 3
 
-/* One kernel per type: every collective, REPS times, into out[(gid * REPS + r) * NOPS + op]. */
+/* One kernel per type: every collective, REPS times, into out[(gid * REPS + r) * NOPS + op].
+ * The values travel as S (float for half, which the host has no type for). */
 static const char *src =
-    "#define COLL(T) \\\n"
-    "kernel void coll_##T(global const T *in, global T *out) { \\\n"
+    "#define COLL(T, S) \\\n"
+    "kernel void coll_##T(global const S *in, global S *out) { \\\n"
     "  size_t g = get_global_id(0), n = get_local_size(0); \\\n"
-    "  global T *o = out + g * 3 * 12; \\\n"
+    "  global S *o = out + g * 3 * 12; \\\n"
     "  for (int r = 0; r < 3; r++, o += 12) { \\\n"
-    "    T x = in[g] + (T)r; \\\n"
-    "    o[0] = work_group_reduce_add(x); \\\n"
-    "    o[1] = work_group_reduce_min(x); \\\n"
-    "    o[2] = work_group_reduce_max(x); \\\n"
-    "    o[3] = work_group_scan_inclusive_add(x); \\\n"
-    "    o[4] = work_group_scan_inclusive_min(x); \\\n"
-    "    o[5] = work_group_scan_inclusive_max(x); \\\n"
-    "    o[6] = work_group_scan_exclusive_add(x); \\\n"
-    "    o[7] = work_group_scan_exclusive_min(x); \\\n"
-    "    o[8] = work_group_scan_exclusive_max(x); \\\n"
-    "    o[9] = work_group_broadcast(x, (size_t)(r * 5 + 2) % n); \\\n"
-    "    o[10] = (T)work_group_all(x > (T)(r * 10 + 2)); \\\n"
-    "    o[11] = (T)work_group_any(x == (T)(r + 30)); \\\n"
+    "    T x = (T)in[g] + (T)r; \\\n"
+    "    o[0] = (S)work_group_reduce_add(x); \\\n"
+    "    o[1] = (S)work_group_reduce_min(x); \\\n"
+    "    o[2] = (S)work_group_reduce_max(x); \\\n"
+    "    o[3] = (S)work_group_scan_inclusive_add(x); \\\n"
+    "    o[4] = (S)work_group_scan_inclusive_min(x); \\\n"
+    "    o[5] = (S)work_group_scan_inclusive_max(x); \\\n"
+    "    o[6] = (S)work_group_scan_exclusive_add(x); \\\n"
+    "    o[7] = (S)work_group_scan_exclusive_min(x); \\\n"
+    "    o[8] = (S)work_group_scan_exclusive_max(x); \\\n"
+    "    o[9] = (S)work_group_broadcast(x, (size_t)(r * 5 + 2) % n); \\\n"
+    "    o[10] = (S)work_group_all(x > (T)(r * 10 + 2)); \\\n"
+    "    o[11] = (S)work_group_any(x == (T)(r + 30)); \\\n"
     "  } \\\n"
     "}\n"
-    "COLL(int)\nCOLL(uint)\nCOLL(long)\nCOLL(ulong)\nCOLL(float)\n"
-    "#ifdef cl_khr_fp64\nCOLL(double)\n#endif\n"
+    "COLL(int, int)\nCOLL(uint, uint)\nCOLL(long, long)\nCOLL(ulong, ulong)\n"
+    "COLL(float, float)\n"
+    "#ifdef cl_khr_fp64\nCOLL(double, double)\n#endif\n"
+    "#ifdef cl_khr_fp16\n#pragma OPENCL EXTENSION cl_khr_fp16 : enable\n"
+    "COLL(half, float)\n#endif\n"
     /* Broadcast from a 2D and a 3D local id, one value per group. */
     "kernel void bcast2(global const int *in, global float *out) {\n"
     "  size_t g = get_global_linear_id();\n"
@@ -68,13 +74,13 @@ static const char *src =
     "  out[g] = work_group_broadcast((long)in[g], 1, 2, 3);\n"
     "}\n";
 
-enum kind { K_INT, K_UINT, K_LONG, K_ULONG, K_FLOAT, K_DOUBLE };
+enum kind { K_INT, K_UINT, K_LONG, K_ULONG, K_FLOAT, K_DOUBLE, K_HALF };
 
 static const struct {
     const char *kernel;
     size_t size;
-} kinds[] = {{"coll_int", 4},   {"coll_uint", 4},  {"coll_long", 8},
-             {"coll_ulong", 8}, {"coll_float", 4}, {"coll_double", 8}};
+} kinds[] = {{"coll_int", 4},   {"coll_uint", 4},   {"coll_long", 8}, {"coll_ulong", 8},
+             {"coll_float", 4}, {"coll_double", 8}, {"coll_half", 4}};
 
 static long double get(const void *p, size_t i, enum kind k)
 {
@@ -88,6 +94,7 @@ static long double get(const void *p, size_t i, enum kind k)
     case K_ULONG:
         return ((const cl_ulong *)p)[i];
     case K_FLOAT:
+    case K_HALF:
         return ((const cl_float *)p)[i];
     default:
         return ((const cl_double *)p)[i];
@@ -110,6 +117,7 @@ static void put(void *p, size_t i, enum kind k, long v)
         ((cl_ulong *)p)[i] = (cl_ulong)v;
         break;
     case K_FLOAT:
+    case K_HALF:
         ((cl_float *)p)[i] = (cl_float)v;
         break;
     default:
@@ -347,16 +355,35 @@ int main(void)
     free(f);
     KT_CHECK(found, "CL_DEVICE_OPENCL_C_FEATURES lacks __opencl_c_work_group_collective_functions");
 
-    static const size_t locals[] = {1, 7, 64, 256};
+    KT_EXPECT(clGetDeviceInfo(env.device, CL_DEVICE_EXTENSIONS, 0, NULL, &bytes), CL_SUCCESS);
+    char *ext = calloc(1, bytes + 1);
+    KT_REQUIRE(ext, "out of memory");
+    KT_EXPECT(clGetDeviceInfo(env.device, CL_DEVICE_EXTENSIONS, bytes, ext, NULL), CL_SUCCESS);
+    bool fp16 = strstr(ext, "cl_khr_fp16") != NULL;
+    free(ext);
+    if (!fp16)
+        printf("note: no cl_khr_fp16, half not tested\n");
+
+    /* Fewer than 16, one vector and a remainder, several vectors, and several with none. */
+    static const size_t locals[] = {1, 3, 7, 37, 64, 100, 256, 1000};
+    /* Partial last groups: {global, local}. */
+    static const size_t partial[][2] = {{64 * 2 + 29, 64}, {37 * 2 + 5, 37}, {1000 + 333, 1000}};
     static const char *const stds[] = {"-cl-std=CL3.0", "-cl-std=CL2.0"};
     for (int s = 0; s < 2; s++) {
         cl_program p = kt_build(&env, src, stds[s]);
-        for (enum kind k = K_INT; k <= K_DOUBLE; k++) {
+        for (enum kind k = K_INT; k <= K_HALF; k++) {
+            /* Half's sums stay exact (below 2048) only in groups of at most 37. */
+            size_t most = k == K_HALF ? 37 : 4096;
+            if (k == K_HALF && !fp16)
+                continue;
             for (size_t i = 0; i < sizeof(locals) / sizeof(locals[0]); i++)
-                collectives(&env, p, k, locals[i] * 3, locals[i]);
-            /* A partial last group, and the largest group. */
-            collectives(&env, p, k, 64 * 2 + 29, 64);
-            if (s == 0)
+                if (locals[i] <= most)
+                    collectives(&env, p, k, locals[i] * 3, locals[i]);
+            for (size_t i = 0; i < sizeof(partial) / sizeof(partial[0]); i++)
+                if (partial[i][1] <= most)
+                    collectives(&env, p, k, partial[i][0], partial[i][1]);
+            /* The largest group. */
+            if (s == 0 && k != K_HALF)
                 collectives(&env, p, k, 4096, 4096);
         }
         size_t g2[2] = {8, 9}, l2[2] = {4, 3};

@@ -7,6 +7,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "cc_harness.h"
 
+#include <limits.h>
 #include <math.h>
 
 /*
@@ -71,6 +72,82 @@ static int test_narrow_loops(void)
             int l = j % LS, want = 3 * l + ((unsigned)l < v ? 7 * (63 - l) + 1000 : 0);
             if (out[j] != want) {
                 fprintf(stderr, "v %u: out[%d] is %d, expected %d\n", v, j, out[j], want);
+                return 1;
+            }
+        }
+    }
+    free(scratch);
+    ct_cc->destroy(p);
+    return 0;
+}
+
+/*
+ * The same with `int` indices and no fixed local size, the shape most tree reductions are
+ * written in: the guard is then the local id truncated to 32 bits and compared signed
+ * (`l < v`), or masked to its low bits (`l == 0`), and the loop's count the local size read
+ * from the context. Both regions are narrowed (no masked store is left), and the results are
+ * right for negative, zero, small and large v.
+ */
+static int test_narrow_loops_int(void)
+{
+    static const char src[] = "kernel void tree(global int *out, local int *t, int v)\n"
+                              "{\n"
+                              "    int l = get_local_id(0);\n"
+                              "    t[l] = l * 3;\n"
+                              "    barrier(CLK_LOCAL_MEM_FENCE);\n"
+                              "    if (l < v)\n"
+                              "        t[l] += (63 - l) * 7 + 1000;\n"
+                              "    barrier(CLK_LOCAL_MEM_FENCE);\n"
+                              "    if (l == 0)\n"
+                              "        t[0] += 5;\n"
+                              "    barrier(CLK_LOCAL_MEM_FENCE);\n"
+                              "    out[get_global_id(0)] = t[l];\n"
+                              "}\n";
+    unsetenv("KILN_BARRIER_STRATEGY");
+    char *text = ct_dumped_ir(src, NULL, "optimized");
+    CHECK(text);
+    CHECK(strstr(text, "llvm.masked.store") == NULL);
+    CHECK(strstr(text, "llvm.masked.scatter") == NULL);
+    free(text);
+
+    struct kiln_cc_program *p = ct_build_ok(src, NULL);
+    CHECK(p);
+    const struct kiln_cc_kernel *k = ct_find_kernel(p, "tree");
+    CHECK(k);
+    enum { LS = 64, GROUPS = 3, N = LS * GROUPS };
+    size_t bytes = k->scratch_fixed + k->scratch_per_item * LS + KILN_SCRATCH_ALIGN;
+    unsigned char *scratch =
+        aligned_alloc(KILN_SCRATCH_ALIGN,
+                      (bytes + KILN_SCRATCH_ALIGN - 1) / KILN_SCRATCH_ALIGN * KILN_SCRATCH_ALIGN);
+    CHECK(scratch);
+    static _Alignas(KILN_LOCAL_ALIGN) int arena[LS];
+    static const int vs[] = {INT_MIN, -5, 0, 1, 17, 63, 64, 100, INT_MAX};
+    for (size_t i = 0; i < sizeof(vs) / sizeof(vs[0]); i++) {
+        int out[N];
+        memset(out, 0xff, sizeof(out));
+        int *po = out;
+        size_t local_offset = 0;
+        int v = vs[i];
+        void *args[] = {&po, &local_offset, &v};
+        struct kiln_wg_ctx c;
+        memset(&c, 0, sizeof(c));
+        c.work_dim = 1;
+        c.local_mem = arena;
+        c.scratch = scratch;
+        c.scratch_size = bytes;
+        c.global_size[0] = N;
+        c.enqueued_local_size[0] = c.local_size[0] = LS;
+        c.num_groups[0] = GROUPS;
+        for (int d = 1; d < 3; d++)
+            c.global_size[d] = c.enqueued_local_size[d] = c.local_size[d] = c.num_groups[d] = 1;
+        for (size_t g = 0; g < GROUPS; g++) {
+            c.group_id[0] = g;
+            k->wg(args, &c);
+        }
+        for (int j = 0; j < N; j++) {
+            int l = j % LS, want = 3 * l + (l < v ? 7 * (63 - l) + 1000 : 0) + (l == 0 ? 5 : 0);
+            if (out[j] != want) {
+                fprintf(stderr, "v %d: out[%d] is %d, expected %d\n", v, j, out[j], want);
                 return 1;
             }
         }
@@ -430,8 +507,8 @@ static int test_wrap_split(void)
 }
 
 const struct ct_test ct_tests[] = {
-    {"narrow_loops", test_narrow_loops}, {"outer_nbody", test_outer_nbody},
-    {"outer_loops", test_outer_loops},   {"strided_loops", test_strided_loops},
-    {"wrap_split", test_wrap_split},
+    {"narrow_loops", test_narrow_loops},   {"narrow_loops_int", test_narrow_loops_int},
+    {"outer_nbody", test_outer_nbody},     {"outer_loops", test_outer_loops},
+    {"strided_loops", test_strided_loops}, {"wrap_split", test_wrap_split},
 };
 const size_t ct_num_tests = sizeof(ct_tests) / sizeof(ct_tests[0]);

@@ -7,7 +7,7 @@
  * whose body is guarded by the induction variable against a value computed before it:
  *
  *     header: x = phi [0, preheader], [x + 1, latch]
- *             br (x < v), body, latch          ; or (v > x)
+ *             br (x < v), body, latch          ; or (v > x), or (x == 0) as (x < 1)
  *     body:   ... ; br latch                   ; blocks that lead only to the latch
  *     latch:  br (x + 1 == n), exit, header    ; or != n / < n back to the header
  *
@@ -24,12 +24,30 @@
  * an unconditional branch to the header; the body blocks reach nothing but each other
  * and the latch, and are reached from nothing else; v is defined outside the loop; and
  * neither x nor x + 1 is used outside the loop.
+ *
+ * Kernels that index with `int` (`int l = get_local_id(0); ... if (l < s)`) give the
+ * guard another shape: x truncated to 32 bits in the header (or masked to its low 32 bits,
+ * InstCombine's form of a truncation compared with 0), compared signed:
+ *
+ *     header: x = phi ...; t = trunc x; br (t <s v), body, latch   ; or (v >s t), or unsigned
+ *
+ * (`if (l == 0)` gives t == 0, that is t < 1.) For x below 2^31 that is x < max(v, 0) (unsigned x <
+ * v for the unsigned compare, with x below 2^32), so the loop stops at min(n, max(v, 0)) widened to
+ * x's type. x stays below n, and the rewrite takes this shape only where n is known to be at most
+ * KILN_GROUP_SHARED_SLOTS (4096, the largest group): a constant (a local-size variant,
+ * reqd_work_group_size), or a local size read from the work-group context, the second
+ * parameter of the work-group function (offsets of enqueued_local_size and local_size in
+ * struct kiln_wg_ctx), or the umax of such values. A signed compare of x itself takes the
+ * same path.
  */
 #include "loops.h"
+
+#include "kiln_abi.h"
 
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdlib.h>
+#include <string.h>
 
 /* Body blocks of one loop: at most this many, else the loop is left alone. */
 #define NARROW_MAX_BLOCKS 64
@@ -37,6 +55,8 @@
 struct guarded_loop {
     LLVMBasicBlockRef pre, header, latch, exit, body;
     LLVMValueRef x, next, guard_bound, exit_test, exit_bound;
+    LLVMValueRef trunc; /* x truncated in the header, which the guard compares; or NULL */
+    bool guard_signed;  /* the guard compares signed: the bound is max(v, 0) */
     LLVMBasicBlockRef blocks[NARROW_MAX_BLOCKS];
     unsigned num_blocks;
 };
@@ -114,6 +134,66 @@ static bool is_const(LLVMValueRef v, unsigned long long k)
     return LLVMIsAConstantInt(v) && LLVMConstIntGetZExtValue(v) == k;
 }
 
+/* A constant offset into the work-group context of one of its local sizes, in bytes. */
+static bool is_local_size_offset(LLVMValueRef off)
+{
+    if (!LLVMIsAConstantInt(off))
+        return false;
+    unsigned long long o = LLVMConstIntGetZExtValue(off);
+    return o >= offsetof(struct kiln_wg_ctx, enqueued_local_size) &&
+           o < offsetof(struct kiln_wg_ctx, local_size) + sizeof(kiln_abi_size) * 3 &&
+           o % sizeof(kiln_abi_size) == 0;
+}
+
+/* Whether v calls the intrinsic whose name starts with `prefix` (e.g. "llvm.umax."). */
+static bool is_intrinsic(LLVMValueRef v, const char *prefix)
+{
+    if (!LLVMIsACallInst(v))
+        return false;
+    LLVMValueRef callee = LLVMGetCalledValue(v);
+    size_t len = 0;
+    const char *name = callee && LLVMIsAFunction(callee) ? LLVMGetValueName2(callee, &len) : "";
+    return strncmp(name, prefix, strlen(prefix)) == 0;
+}
+
+/* Whether n, a loop's count, is at most KILN_GROUP_SHARED_SLOTS: a constant, a local size
+ * loaded from the context (the work-group function's second parameter) through an i8 GEP, or
+ * the umax of two such (the transform's work-item loops run max(local size, 1) times). */
+static bool small_count(LLVMBasicBlockRef in, LLVMValueRef n)
+{
+    if (is_intrinsic(n, "llvm.umax."))
+        return small_count(in, LLVMGetOperand(n, 0)) && small_count(in, LLVMGetOperand(n, 1));
+    if (LLVMIsAConstantInt(n))
+        return LLVMConstIntGetZExtValue(n) <= KILN_GROUP_SHARED_SLOTS &&
+               LLVMGetIntTypeWidth(LLVMTypeOf(n)) <= 64;
+    if (!LLVMIsALoadInst(n))
+        return false;
+    LLVMValueRef fn = LLVMGetBasicBlockParent(in);
+    LLVMValueRef gep = LLVMGetOperand(n, 0);
+    if (LLVMCountParams(fn) < 2 || !LLVMIsAGetElementPtrInst(gep) || LLVMGetNumOperands(gep) != 2 ||
+        LLVMGetOperand(gep, 0) != LLVMGetParam(fn, 1) ||
+        LLVMGetGEPSourceElementType(gep) !=
+            LLVMInt8TypeInContext(LLVMGetTypeContext(LLVMTypeOf(n))))
+        return false;
+    return is_local_size_offset(LLVMGetOperand(gep, 1)) &&
+           LLVMGetTypeKind(LLVMTypeOf(n)) == LLVMIntegerTypeKind &&
+           LLVMGetIntTypeWidth(LLVMTypeOf(n)) == 8 * sizeof(kiln_abi_size);
+}
+
+/* Whether v is x truncated, or x masked to its low bits (InstCombine's form of a truncation
+ * compared with 0), keeping at least 16 bits either way. */
+static bool keeps_low_bits(LLVMValueRef v, LLVMValueRef x)
+{
+    if (!v || v == x || !LLVMIsAInstruction(v) || LLVMGetOperand(v, 0) != x)
+        return false;
+    if (LLVMGetInstructionOpcode(v) == LLVMTrunc)
+        return LLVMGetIntTypeWidth(LLVMTypeOf(v)) >= 16;
+    if (LLVMGetInstructionOpcode(v) != LLVMAnd || !LLVMIsAConstantInt(LLVMGetOperand(v, 1)))
+        return false;
+    unsigned long long mask = LLVMConstIntGetZExtValue(LLVMGetOperand(v, 1));
+    return mask >= 0xffff && (mask & (mask + 1)) == 0;
+}
+
 /* Matches the shape above with `latch` ending in the loop's back edge. */
 static bool match(LLVMContextRef ctx, LLVMBasicBlockRef latch, struct guarded_loop *g)
 {
@@ -166,20 +246,35 @@ static bool match(LLVMContextRef ctx, LLVMBasicBlockRef latch, struct guarded_lo
     LLVMValueRef pre_br = LLVMGetBasicBlockTerminator(g->pre);
     if (!pre_br || LLVMGetInstructionOpcode(pre_br) != LLVMBr || LLVMIsConditional(pre_br))
         return false;
-    /* The header: the phi, the guard, its branch to the body or straight to the latch. */
+    /* The header: the phi, perhaps x truncated, the guard, its branch to the body or straight
+     * to the latch. */
     LLVMValueRef hbr = LLVMGetBasicBlockTerminator(g->header);
-    if (!hbr || LLVMGetInstructionOpcode(hbr) != LLVMBr || !LLVMIsConditional(hbr) ||
-        count_instructions(g->header) != 3)
+    if (!hbr || LLVMGetInstructionOpcode(hbr) != LLVMBr || !LLVMIsConditional(hbr))
         return false;
     LLVMValueRef guard = LLVMGetCondition(hbr);
     if (!LLVMIsAICmpInst(guard) || LLVMGetInstructionParent(guard) != g->header)
         return false;
+    g->trunc = LLVMGetPreviousInstruction(guard);
+    if (!keeps_low_bits(g->trunc, g->x))
+        g->trunc = NULL;
+    if (count_instructions(g->header) != (g->trunc ? 4u : 3u))
+        return false;
+    LLVMValueRef cmp_x = g->trunc ? g->trunc : g->x;
     LLVMIntPredicate gp = LLVMGetICmpPredicate(guard);
-    if (gp == LLVMIntULT && LLVMGetOperand(guard, 0) == g->x)
+    g->guard_signed = gp == LLVMIntSLT || gp == LLVMIntSGT;
+    if ((gp == LLVMIntULT || gp == LLVMIntSLT) && LLVMGetOperand(guard, 0) == cmp_x)
         g->guard_bound = LLVMGetOperand(guard, 1);
-    else if (gp == LLVMIntUGT && LLVMGetOperand(guard, 1) == g->x)
+    else if ((gp == LLVMIntUGT || gp == LLVMIntSGT) && LLVMGetOperand(guard, 1) == cmp_x)
         g->guard_bound = LLVMGetOperand(guard, 0);
+    else if (gp == LLVMIntEQ && LLVMGetOperand(guard, 0) == cmp_x &&
+             is_const(LLVMGetOperand(guard, 1), 0))
+        g->guard_bound = LLVMConstInt(LLVMTypeOf(cmp_x), 1, 0); /* x == 0 is x < 1 */
     else
+        return false;
+    /* A truncated or signed compare equals x < bound only for a small x: 4096 fits in the 16
+     * bits keeps_low_bits asks for, and in a signed compare of 16 bits or more. */
+    if ((g->trunc || g->guard_signed) &&
+        (LLVMGetIntTypeWidth(LLVMTypeOf(cmp_x)) < 16 || !small_count(g->header, g->exit_bound)))
         return false;
     if (LLVMGetSuccessor(hbr, 1) != latch || LLVMGetSuccessor(hbr, 0) == latch)
         return false;
@@ -192,7 +287,8 @@ static bool match(LLVMContextRef ctx, LLVMBasicBlockRef latch, struct guarded_lo
             return false;
     return !in_loop(g, g->exit) && !in_loop(g, g->pre) && defined_outside(g, g->guard_bound) &&
            defined_outside(g, g->exit_bound) && !used_outside(g, g->x) &&
-           !used_outside(g, g->next) && !used_outside(g, guard);
+           !used_outside(g, g->next) && !used_outside(g, guard) &&
+           !(g->trunc && used_outside(g, g->trunc));
 }
 
 /*
@@ -205,11 +301,20 @@ static void narrow(LLVMContextRef ctx, struct guarded_loop *g)
     LLVMBuilderRef bld = LLVMCreateBuilderInContext(ctx);
     LLVMTypeRef t = LLVMTypeOf(g->x);
 
-    /* Preheader: end = min(n, v); an empty range skips the loop. */
+    /* Preheader: end = min(n, v), v first made max(v, 0) for a signed guard and widened to
+     * x's type for a truncated one; an empty range skips the loop. */
     LLVMValueRef pre_br = LLVMGetBasicBlockTerminator(g->pre);
     LLVMPositionBuilderBefore(bld, pre_br);
-    LLVMValueRef less = LLVMBuildICmp(bld, LLVMIntULT, g->guard_bound, g->exit_bound, "");
-    LLVMValueRef end = LLVMBuildSelect(bld, less, g->guard_bound, g->exit_bound, "narrow.end");
+    LLVMValueRef v = g->guard_bound;
+    if (g->guard_signed) {
+        LLVMValueRef vzero = LLVMConstNull(LLVMTypeOf(v));
+        LLVMValueRef neg = LLVMBuildICmp(bld, LLVMIntSLT, v, vzero, "");
+        v = LLVMBuildSelect(bld, neg, vzero, v, "");
+    }
+    if (LLVMTypeOf(v) != t)
+        v = LLVMBuildZExt(bld, v, t, "");
+    LLVMValueRef less = LLVMBuildICmp(bld, LLVMIntULT, v, g->exit_bound, "");
+    LLVMValueRef end = LLVMBuildSelect(bld, less, v, g->exit_bound, "narrow.end");
     LLVMValueRef none = LLVMBuildICmp(bld, LLVMIntEQ, end, LLVMConstNull(t), "");
     LLVMBasicBlockRef new_pre = LLVMInsertBasicBlockInContext(ctx, g->header, "narrow.ph");
     LLVMBasicBlockRef new_exit = LLVMInsertBasicBlockInContext(ctx, g->exit, "narrow.exit");
