@@ -391,6 +391,11 @@ static void event_complete(struct event *e, int status)
     atomic_store_explicit(&e->complete, t, memory_order_relaxed);
     /* acq_rel: take every push (acquire) and publish the status to late pushers (release) */
     struct waiter *w = atomic_exchange_explicit(&e->waiters, CLOSED, memory_order_acq_rel);
+    /* Profiling captures first: a command waiting on e may read what they write (as soon as
+     * its gate opens it may run on another worker). */
+    for (struct waiter *c = w; c; c = c->next)
+        if (!c->cmd)
+            capture_write(e, c->capture);
     unsigned holds = 0; /* each waiting command holds e until it is served */
     while (w) {
         struct waiter *next = w->next;
@@ -404,7 +409,6 @@ static void event_complete(struct event *e, int status)
             }
             gate_open(w->cmd);
         } else {
-            capture_write(e, w->capture);
             free(w);
         }
         w = next;

@@ -159,13 +159,20 @@ static const char *src_children =
     "  set_user_event_status(u, -1);\n"
     "  release_event(u);\n"
     "}\n"
-    /* Profiling: the child's times land in out once it completes. */
+    /* Profiling: the child's times land in out once it completes, before a child waiting
+     * on its event starts, which checks them. */
     "kernel void profile(global ulong *out, int n) {\n"
-    "  clk_event_t e;\n"
-    "  enqueue_kernel(get_default_queue(), 0, ndrange_1D(1), 0, NULL, &e,\n"
-    "                 ^{ for (volatile int s = 0; s < 100000; s++) ; });\n"
-    "  capture_event_profiling_info(e, CLK_PROFILING_COMMAND_EXEC_TIME, out);\n"
+    "  size_t t = get_global_id(0);\n"
+    "  global ulong *mine = out + 3 * t;\n"
+    "  clk_event_t e, u = create_user_event();\n"
+    "  enqueue_kernel(get_default_queue(), 0, ndrange_1D(1), 1, &u, &e,\n"
+    "                 ^{ for (volatile int s = 0; s < 1000; s++) ; });\n"
+    "  capture_event_profiling_info(e, CLK_PROFILING_COMMAND_EXEC_TIME, mine);\n"
+    "  set_user_event_status(u, CL_COMPLETE);\n"
+    "  enqueue_kernel(get_default_queue(), 0, ndrange_1D(1), 1, &e, NULL,\n"
+    "                 ^{ mine[2] = mine[0] > 0 && mine[1] >= mine[0] ? 1 : 2; });\n"
     "  release_event(e);\n"
+    "  release_event(u);\n"
     "}\n"
     /* Fill a small queue: WAIT_KERNEL children stay pending until the parent ends. */
     "kernel void fill(global int *out, queue_t small) {\n"
@@ -308,12 +315,19 @@ static void test_failure(struct kt_env *env, cl_program p)
 
 static void test_profile(struct kt_env *env, cl_program p)
 {
-    cl_ulong times[2] = {0, 0};
+    enum { N = 256 };
+    static cl_ulong times[3 * N];
+    memset(times, 0, sizeof(times));
     int n = 0;
     struct kt_arg args[] = {{KT_INOUT, sizeof(times), times}, {KT_VALUE, sizeof(n), &n}};
-    KT_EXPECT(kt_run_in(env, p, "profile", 1, 1, 2, args), CL_SUCCESS);
-    KT_CHECK(times[0] > 0 && times[1] >= times[0], "profiling: exec %llu, complete %llu",
-             (unsigned long long)times[0], (unsigned long long)times[1]);
+    KT_EXPECT(kt_run_in(env, p, "profile", N, 0, 2, args), CL_SUCCESS);
+    for (int i = 0; i < N; i++) {
+        KT_CHECK(times[3 * i] > 0 && times[3 * i + 1] >= times[3 * i],
+                 "profiling %d: exec %llu, complete %llu", i, (unsigned long long)times[3 * i],
+                 (unsigned long long)times[3 * i + 1]);
+        KT_CHECK(times[3 * i + 2] == 1, "profiling %d: the waiting child saw %llu", i,
+                 (unsigned long long)times[3 * i + 2]);
+    }
 }
 
 static void test_full(struct kt_env *env, cl_program p)
