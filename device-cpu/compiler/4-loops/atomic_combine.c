@@ -95,13 +95,29 @@ static bool is_candidate(LLVMValueRef in)
     return as == 1 || as == 4;
 }
 
+/*
+ * A non-atomic load or store of __local memory, volatile or not: the kernel library's
+ * __local atomics (also reached through generic pointers) are such accesses. No global add
+ * can be seen through them, and nothing can wait on them between barriers: the group's
+ * work-items run one after another on one thread, so a spin on one would never end anyway.
+ */
+static bool local_access(LLVMValueRef in)
+{
+    LLVMOpcode op = LLVMGetInstructionOpcode(in);
+    if ((op != LLVMLoad && op != LLVMStore) || LLVMGetOrdering(in) != LLVMAtomicOrderingNotAtomic)
+        return false;
+    LLVMValueRef ptr = LLVMGetOperand(in, op == LLVMLoad ? 0 : 1);
+    return LLVMGetPointerAddressSpace(LLVMTypeOf(ptr)) == 3;
+}
+
 /* Whether `in` may wait, synchronise or run unknown code: what (b) refuses. */
 static bool blocks_combining(LLVMValueRef in)
 {
     switch (LLVMGetInstructionOpcode(in)) {
     case LLVMLoad:
     case LLVMStore:
-        return LLVMGetVolatile(in) || LLVMGetOrdering(in) != LLVMAtomicOrderingNotAtomic;
+        return !local_access(in) &&
+               (LLVMGetVolatile(in) || LLVMGetOrdering(in) != LLVMAtomicOrderingNotAtomic);
     case LLVMAtomicRMW:
         return !is_candidate(in);
     case LLVMAtomicCmpXchg:
@@ -121,7 +137,7 @@ static bool quiet(LLVMValueRef in)
 {
     LLVMOpcode op = LLVMGetInstructionOpcode(in);
     return op == LLVMPHI || op == LLVMBr || op == LLVMSwitch || kiln_cc_plain_opcode(op) ||
-           is_candidate(in);
+           is_candidate(in) || local_access(in);
 }
 
 /* (a) for the candidate `c`: the rest of its block and every block reachable from there
