@@ -13,8 +13,7 @@
  *    chain of comparisons with constants, which folds away once the call is inlined
  *    with a constant order; an order that is not one of OpenCL's values is taken as
  *    seq_cst. The scope is ignored: every scope becomes LLVM's system scope, which is
- *    at least as strong as any OpenCL scope. Of the OpenCL 1.x functions, add, sub,
- *    inc and dec are relaxed, the others seq_cst (KILN_LEGACY2_GLOBAL_AT below).
+ *    at least as strong as any OpenCL scope. The OpenCL 1.x functions are seq_cst.
  *  - __local objects belong to one work-group, whose work-items all run on one thread
  *    and switch only at barriers (region transform or fibers), so an atomic operation
  *    on them is a volatile load and store: nothing can interleave with it. Volatile
@@ -124,22 +123,12 @@ typedef atomic_double kiln_atomic_double;
 
 /* ---- OpenCL 1.x functions and atom_* ------------------------------------------------ */
 
-/*
- * The two-operand functions: NAME(volatile AS T *p, T v) at LLVM order ORDER. OpenCL C
- * 2.0 and later describe the OpenCL 1.x functions as relaxed atomic operations (OpenCL 1.2
- * promised atomicity only, and ordering through mem_fence): add and sub, and through them
- * inc and dec, are relaxed, which lets the compiler combine the counters whose old value
- * nothing uses (docs/compiler.md). The exchange, compare-exchange, min, max and bitwise
- * functions stay seq_cst: code written for 1.x builds locks from them without fences, and
- * on x86 the stronger order costs nothing in the instruction (lock-prefixed either way).
- */
-#define KILN_LEGACY2_GLOBAL_AT(NAME, OP, T, U, ORDER)                                              \
+/* The two-operand functions: NAME(volatile AS T *p, T v), seq_cst. */
+#define KILN_LEGACY2_GLOBAL(NAME, OP, T, U)                                                        \
     T KILN_OVERLOAD NAME(volatile __global T *p, T v)                                              \
     {                                                                                              \
-        return __c11_atomic_##OP((__global KILN_A(T) *)p, v, ORDER);                               \
+        return __c11_atomic_##OP((__global KILN_A(T) *)p, v, __ATOMIC_SEQ_CST);                    \
     }
-#define KILN_LEGACY2_GLOBAL(NAME, OP, T, U)                                                        \
-    KILN_LEGACY2_GLOBAL_AT(NAME, OP, T, U, __ATOMIC_SEQ_CST)
 #define KILN_LEGACY2_LOCAL(NAME, OP, T, U)                                                         \
     T KILN_OVERLOAD NAME(volatile __local T *p, T v)                                               \
     {                                                                                              \
@@ -147,8 +136,6 @@ typedef atomic_double kiln_atomic_double;
     }
 #define KILN_LEGACY2(NAME, OP, T, U)                                                               \
     KILN_LEGACY2_GLOBAL(NAME, OP, T, U) KILN_LEGACY2_LOCAL(NAME, OP, T, U)
-#define KILN_LEGACY2_RELAXED(NAME, OP, T, U)                                                       \
-    KILN_LEGACY2_GLOBAL_AT(NAME, OP, T, U, __ATOMIC_RELAXED) KILN_LEGACY2_LOCAL(NAME, OP, T, U)
 
 /* inc, dec and cmpxchg. */
 #define KILN_LEGACY_REST(PREFIX, T, U, AS, IMPL)                                                   \
@@ -175,8 +162,8 @@ typedef atomic_double kiln_atomic_double;
     return kiln_old
 
 #define KILN_LEGACY(PREFIX, T, U)                                                                  \
-    KILN_LEGACY2_RELAXED(PREFIX##_add, fetch_add, T, U)                                            \
-    KILN_LEGACY2_RELAXED(PREFIX##_sub, fetch_sub, T, U)                                            \
+    KILN_LEGACY2(PREFIX##_add, fetch_add, T, U)                                                    \
+    KILN_LEGACY2(PREFIX##_sub, fetch_sub, T, U)                                                    \
     KILN_LEGACY2(PREFIX##_xchg, exchange, T, U)                                                    \
     KILN_LEGACY2(PREFIX##_min, fetch_min, T, U)                                                    \
     KILN_LEGACY2(PREFIX##_max, fetch_max, T, U)                                                    \
