@@ -4,8 +4,9 @@
  * must leave alone, each checked exactly against the host.
  *
  * - Histograms with atomic_inc, atomic_dec, atomic_add and atomic_sub (int and uint), atom_*
- *   on long and ulong with operands past 32 bits, and atomic_fetch_add/sub_explicit with
- *   memory_order_relaxed on __global and generic atomic_uint and atomic_ulong (CL3.0); with
+ *   on long and ulong with operands past 32 bits, and atomic_fetch_add_explicit with
+ *   memory_order_relaxed and atomic_fetch_sub (seq_cst) on __global and generic atomic_uint
+ *   and atomic_ulong (CL3.0); with
  *   Kiln's local size, groups of 1 and 64, and a range of 13-item groups with a partial last
  *   one (CL3.0); launched twice on the same counters.
  * - Addresses that share a slot of the compiler's table (256 uints apart) in random order.
@@ -15,8 +16,7 @@
  *   each bin's items 0 to count - 1; tickets whose only use is the address of a combinable
  *   add must spread it evenly. Combining a used result would repeat tickets.
  * - A work-item that reads its own counter after incrementing it must see its increment.
- * - seq_cst atomic_fetch_add (not combined) and __local atomics, in one kernel with the
- *   relaxed global ones.
+ * - A kernel with barriers and __local atomics beside global ones (left alone).
  */
 #include "kiln_test.h"
 
@@ -89,7 +89,7 @@ static const char c11_src[] =
     "    size_t i = get_global_id(0);\n"
     "    uint b = in[i] & 255, v = (in[i] >> 8) & 1023;\n"
     "    atomic_fetch_add_explicit(&h[b], v, memory_order_relaxed, memory_scope_device);\n"
-    "    atomic_fetch_sub_explicit(&h[b], 1u, memory_order_relaxed);\n"
+    "    atomic_fetch_sub(&h[b], 1u);\n"
     "    atomic_fetch_add_explicit(&hl[b], (ulong)v << 32, memory_order_relaxed);\n"
     "    volatile atomic_uint *g = (volatile atomic_uint *)plain;\n"
     "    atomic_fetch_add_explicit(&g[b], 1u, memory_order_relaxed);\n"

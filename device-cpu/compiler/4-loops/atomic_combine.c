@@ -1,60 +1,65 @@
 /*
- * Combining global atomic adds within a work-group (a loop pass the optimisation stage runs
- * before the loop vectoriser).
+ * Combining global atomic adds within a worker's work-groups (a pass the optimisation stage
+ * runs before the loop vectoriser).
  *
  * A histogram kernel does one `atomic_inc(&hist[bin])` per work-item into global memory.
- * Every such operation is a `lock add` on a cache line that the other cores are writing
- * too, so the line travels between cores on nearly every input, and the kernel runs at
- * the speed of that traffic whatever the work-item loop around it does. The work-items of
- * one group run one after another on one thread (the work-item loop of the work-group
- * function), so the group can add up its own increments per address and apply each sum
- * with one atomic when the loop ends: one `lock add` per distinct bin per group instead of
- * one per work-item.
+ * Each is a `lock add` (about 6 ns on an idle core, far more when another core writes the
+ * same cache line), so such a kernel runs at the speed of its atomics. The work-items of a
+ * group run one after another on one thread, and a worker runs a chunk of groups one after
+ * another, so the worker can add up its increments per address and apply each sum with
+ * one atomic at the end of its chunk: one `lock add` per distinct address per chunk.
  *
- * Which operations, and why it is allowed (OpenCL C 3.0 §6.15.12 and the memory model of
- * the OpenCL 3.0 API specification §3.3.4 to §3.3.6). A candidate is an `atomicrmw add` or
- * `sub` that is
- *   - on a global (or generic, whose __local case the library handles apart) i32 or i64,
- *   - not volatile, with `monotonic` ordering (memory_order_relaxed: the OpenCL 1.x
- *     atomic_add/sub/inc/dec, atom_*, and atomic_fetch_add/sub_explicit with
- *     memory_order_relaxed), and
+ * Which operations (OpenCL C 3.0 §6.15.12; the memory model of the OpenCL 3.0 API
+ * specification §3.3.4 to §3.3.6). A candidate is an `atomicrmw add` or `sub`
+ *   - on an i32 or i64 in global memory, or through a generic pointer (whose __local case
+ *     the kernel library handles on another path, kernel-lib/atomic/atomic.cl),
+ *   - not volatile, of any order: the OpenCL 1.x atomic_add, sub, inc, dec and atom_*
+ *     (seq_cst in Kiln), atomic_fetch_add/sub (seq_cst) and their _explicit forms,
  *   - whose old value nothing uses,
- * in a work-item loop (a latch carrying llvm.loop.parallel_accesses) such that
- *   (a) after the candidate, up to the end of its work-item's iteration, no instruction
- *       touches memory except other candidates: no load or store, no other atomic, no
- *       fence, no call other than an intrinsic;
- *   (b) the loop holds no other atomic, volatile access, fence or non-intrinsic call at
- *       all, and leaves only through its latch, into a block that only the latch reaches.
- * Then delaying a candidate to the end of the loop is indistinguishable from a schedule in
- * which its work-item was slower: by (a) the work-item does nothing after it that could see
- * the delay or order anything behind it, and the other work-items of the group are not
- * ordered with it (no barrier lies inside the loop; a relaxed atomic is not a release).
- * Two delayed adds to one address applied as one add of their sum are the two adds
- * adjacent in that location's modification order, which the model allows: no other
- * operation is required to fall between them, so no reader can be required to see the
- * intermediate value. (b) keeps the delay finite and harmless: a work-item that waits for
- * another's update must read the location in a loop with an atomic or volatile load, and
- * there is none in the loop, so nothing in the group can wait on a delayed add, and the
- * group ends (and applies every sum) without depending on anything. Other groups and the
- * host see the sums when the loop ends, before the group's next barrier or its end.
+ * inside a work-item loop (a latch carrying llvm.loop.parallel_accesses). A work-group
+ * function is rewritten only when all of these hold:
+ *   (a) after each candidate, up to the end of its work-item's iteration, no instruction
+ *       touches memory except other candidates and non-atomic __local accesses;
+ *   (b) nowhere in the function is there another atomic, a volatile or atomic access to
+ *       memory other than __local, a fence or a call other than an intrinsic;
+ *   (c) outside the work-item loops the function neither stores nor calls.
  *
- * What stays as it was: any atomic whose result is used (its value must be the one at its
- * own point in the modification order); acquire, release, acq_rel and seq_cst operations
- * (the default order of atomic_fetch_add without _explicit is seq_cst; combining them
- * across work-items would fold their synchronisation into one operation, which needs an
- * argument about the single total order the relaxed case does not; Kiln keeps them
- * individual); min, max, and, or, xor, xchg and cmpxchg; __local atomics (the library makes
- * them plain accesses of one thread already, kernel-lib/atomic/atomic.cl); any loop with a
- * reason under (a) or (b).
+ * Why that is allowed. Delaying a candidate is indistinguishable from a schedule in which
+ * its work-item ran slower, which every OpenCL implementation may do: by (a) the work-item
+ * does nothing after it that could see the delay (a read of the same location, which must
+ * see its own add) or be ordered behind it (an acquire would order only later accesses, and
+ * there are none), and by (c) neither does anything the wrapper runs after the loop (LICM
+ * may sink a work-item's store there). The other work-items of its group, and those of the
+ * later groups of the chunk, are not ordered with it: there is no barrier in the function
+ * (it would bring fences, refused by (b)) and no other atomic they could synchronise
+ * through. Two delayed adds to one address applied as one add of their sum are the two
+ * adds adjacent in that location's modification order (and, for seq_cst ones, in the
+ * single total order), which the model allows: no other operation is required to fall
+ * between them, so no reader can be required to see the value between them. Each sum is
+ * applied by a seq_cst add, at least as strong as any of the adds it stands for; as it
+ * follows all their work-items' earlier accesses on the thread, it releases what each of
+ * them released. The delay is finite: a work-item that waits for another's update must
+ * read the location in a loop with an atomic or volatile access, and (b) leaves none in
+ * the function (__local accesses cannot see global memory, and a group's work-items cannot
+ * wait on each other between barriers: they run in turn), so a chunk always ends, and it
+ * applies every sum before its thread runs anything else.
  *
- * The table, one per (width, address space) of a loop's candidates, lives in the
- * work-group function's frame and is emptied on entry: COMBINE_SLOTS slots of an address
- * (as an integer, 0 for empty) and a pending sum, direct-mapped on the address divided by
- * the operand's size, plus the list of slots in use. An add to the address a slot holds
- * adds to its sum; to another address it first applies the slot's sum with one relaxed
- * atomic add. At the loop's exit every slot in use is applied (a zero sum is skipped) and
- * emptied, so the next run of the loop (the next row of a 2D group, a region run again)
- * starts empty. A 256-bin uint histogram maps onto the 256 slots one to one.
+ * What stays as it was: an atomic whose result is used (it must return the value at its
+ * own place in the modification order), and every function that holds one, since by (b)
+ * any other atomic stops the rewrite (the used value could be how the kernel waits); min,
+ * max, and, or, xor, xchg and cmpxchg; the __local atomics; kernels with barriers.
+ *
+ * The tables. One per (width, address space) of the candidates, KILN_COMBINE_SLOTS slots
+ * of an address (as an integer, 0 for empty) and a pending sum (i64 for both widths: an
+ * i32 sum is cut when applied), direct-mapped on the address divided by the operand's size,
+ * plus the list of slots in use and their count. They live in ctx->combine (kiln_abi.h),
+ * the worker's area, zeroed when allocated and empty between chunks; without it (a caller
+ * that leaves ctx->combine NULL) in the function's frame, emptied on entry. An add to the
+ * address a slot holds adds to its sum; to another address it first applies the slot's sum
+ * with one seq_cst atomic add. At every return of the function, unless ctx->chunk_more
+ * says the next group of the chunk follows on this thread with the same area, every slot
+ * in use is applied (a zero sum skipped) and emptied. A 256-bin uint histogram maps onto
+ * the 256 slots one to one.
  */
 #include "loops.h"
 
@@ -81,8 +86,7 @@ struct kind {
 
 static bool is_candidate(LLVMValueRef in)
 {
-    if (LLVMGetInstructionOpcode(in) != LLVMAtomicRMW || LLVMGetFirstUse(in) ||
-        LLVMGetVolatile(in) || LLVMGetOrdering(in) != LLVMAtomicOrderingMonotonic)
+    if (LLVMGetInstructionOpcode(in) != LLVMAtomicRMW || LLVMGetFirstUse(in) || LLVMGetVolatile(in))
         return false;
     LLVMAtomicRMWBinOp op = LLVMGetAtomicRMWBinOp(in);
     if (op != LLVMAtomicRMWBinOpAdd && op != LLVMAtomicRMWBinOpSub)
@@ -247,7 +251,7 @@ static void build_add(LLVMContextRef ctx, LLVMBuilderRef bld, const struct kind 
     LLVMValueRef old = LLVMBuildTrunc(bld, LLVMBuildLoad2(bld, i64, sp, ""), iv, "");
     LLVMBuildAtomicRMW(bld, LLVMAtomicRMWBinOpAdd,
                        LLVMBuildIntToPtr(bld, old_key, LLVMTypeOf(p), ""), old,
-                       LLVMAtomicOrderingMonotonic, 0);
+                       LLVMAtomicOrderingSequentiallyConsistent, 0);
     LLVMBuildBr(bld, install);
 
     /* An empty slot joins the list the flush walks. */
@@ -324,7 +328,7 @@ static void build_flush(LLVMContextRef ctx, LLVMBuilderRef bld, const struct kin
 
     LLVMPositionBuilderAtEnd(bld, apply);
     LLVMBuildAtomicRMW(bld, LLVMAtomicRMWBinOpAdd, LLVMBuildIntToPtr(bld, key, pty, ""), sum,
-                       LLVMAtomicOrderingMonotonic, 0);
+                       LLVMAtomicOrderingSequentiallyConsistent, 0);
     LLVMBuildBr(bld, next);
 
     LLVMPositionBuilderAtEnd(bld, next);

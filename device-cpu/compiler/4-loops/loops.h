@@ -27,10 +27,10 @@ unsigned kiln_cc_narrow_loops(LLVMContextRef ctx, LLVMValueRef fn);
 bool kiln_cc_loop_blocks(LLVMBasicBlockRef latch, LLVMBasicBlockRef header,
                          struct kiln_cc_ptr_map *out, bool *oom);
 /*
- * atomic_combine.c: in the work-item loops of fns[0..nfns), global add/sub atomics whose
- * result is unused are summed per address in a table of the work-group function and
- * applied once per address when the loop ends (docs/compiler.md); *ncombined says how
- * many atomics were rewritten.
+ * atomic_combine.c: in the work-group functions fns[0..nfns), global add/sub
+ * atomics whose result is unused are summed per address in the worker's tables
+ * (ctx->combine) and applied once per address at the end of its chunk of groups
+ * (docs/compiler.md); *ncombined says how many atomics were rewritten.
  */
 enum kiln_cc_status kiln_cc_combine_atomics(struct kiln_cc_build *b, LLVMValueRef *fns,
                                             unsigned nfns, unsigned *ncombined);
