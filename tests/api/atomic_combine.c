@@ -15,7 +15,9 @@
  *   also counts a histogram whose results are not used (mixed); a per-bin ticket must number
  *   each bin's items 0 to count - 1; tickets whose only use is the address of a combinable
  *   add must spread it evenly. Combining a used result would repeat tickets.
- * - A work-item that reads its own counter after incrementing it must see its increment.
+ * - A work-item that reads its own counter after incrementing it must see its increment;
+ *   a group that reads its counter after a barrier with a global fence must see all of its
+ *   increments.
  * - A kernel with barriers and __local atomics beside global ones (left alone).
  */
 #include "kiln_test.h"
@@ -74,6 +76,13 @@ static const char legacy_src[] =
     "{\n"
     "    uint t = atomic_inc(&c[0]);\n"
     "    atomic_inc(&h[t & 255]);\n"
+    "}\n"
+    /* After a barrier with a global fence, the group must see all of its adds. */
+    "kernel void after_barrier(global uint *g, global uint *out)\n"
+    "{\n"
+    "    atomic_inc(&g[get_group_id(0)]);\n"
+    "    barrier(CLK_GLOBAL_MEM_FENCE);\n"
+    "    out[get_global_id(0)] = g[get_group_id(0)];\n"
     "}\n"
     "kernel void read_back(global uint *h, global uint *out)\n"
     "{\n"
@@ -288,6 +297,21 @@ static void test_ticket_bins(struct kt_env *env, cl_program p)
         KT_CHECK(h[b] == N / BINS, "ticket_bins: bin %d holds %u, want %u", b, h[b], N / BINS);
 }
 
+static void test_after_barrier(struct kt_env *env, cl_program p, size_t local)
+{
+    static uint32_t g[N], out[N];
+    memset(g, 0, sizeof(g));
+    struct kt_arg args[] = {{KT_INOUT, sizeof(g), g}, {KT_OUT, sizeof(out), out}};
+    KT_EXPECT(kt_run_in(env, p, "after_barrier", N, local, 2, args), CL_SUCCESS);
+    int bad = 0;
+    for (int i = 0; i < N && bad < 5; i++) {
+        bool ok = out[i] == local && g[i / local] == local;
+        KT_CHECK(ok, "after_barrier (local %zu): item %d read %u, want %zu", local, i, out[i],
+                 local);
+        bad += !ok;
+    }
+}
+
 static void test_read_back(struct kt_env *env, cl_program p)
 {
     static uint32_t h[N], out[N];
@@ -367,6 +391,8 @@ int main(void)
     test_bin_tickets(&env, legacy);
     test_ticket_bins(&env, legacy);
     test_read_back(&env, legacy);
+    test_after_barrier(&env, legacy, 64);
+    test_after_barrier(&env, legacy, 256);
     clReleaseProgram(legacy);
 
     cl_program c11 = kt_build(&env, c11_src, "-cl-std=CL3.0");

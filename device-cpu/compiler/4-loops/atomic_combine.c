@@ -22,7 +22,10 @@
  *       touches memory except other candidates and non-atomic __local accesses;
  *   (b) nowhere in the function is there another atomic, a volatile or atomic access to
  *       memory other than __local, a fence or a call other than an intrinsic;
- *   (c) outside the work-item loops the function neither stores nor calls.
+ *   (c) outside the work-item loops the function neither stores nor calls;
+ *   (d) it has one work-item loop: a kernel with barriers has one per region (the region
+ *       transform), and a later region may read what an earlier one added, which a barrier
+ *       with a global fence entitles it to see.
  *
  * Why that is allowed. Delaying a candidate is indistinguishable from a schedule in which
  * its work-item ran slower, which every OpenCL implementation may do: by (a) the work-item
@@ -30,13 +33,12 @@
  * see its own add) or be ordered behind it (an acquire would order only later accesses, and
  * there are none), and by (c) neither does anything the wrapper runs after the loop (LICM
  * may sink a work-item's store there). The other work-items of its group, and those of the
- * later groups of the chunk, are not ordered with it: there is no barrier in the function
- * (it would bring fences, refused by (b)) and no other atomic they could synchronise
- * through. Two delayed adds to one address applied as one add of their sum are the two
- * adds adjacent in that location's modification order (and, for seq_cst ones, in the
- * single total order), which the model allows: no other operation is required to fall
- * between them, so no reader can be required to see the value between them. Each sum is
- * applied by a seq_cst add, at least as strong as any of the adds it stands for; as it
+ * later groups of the chunk, are not ordered with it: there is no barrier between them (d)
+ * and no other atomic or fence they could synchronise through (b). Two delayed adds to one address
+ * applied as one add of their sum are the two adds adjacent in that location's modification order
+ * (and, for seq_cst ones, in the single total order), which the model allows: no other operation is
+ * required to fall between them, so no reader can be required to see the value between them. Each
+ * sum is applied by a seq_cst add, at least as strong as any of the adds it stands for; as it
  * follows all their work-items' earlier accesses on the thread, it releases what each of
  * them released. The delay is finite: a work-item that waits for another's update must
  * read the location in a loop with an atomic or volatile access, and (b) leaves none in
@@ -422,13 +424,16 @@ static unsigned check_function(LLVMContextRef ctx, LLVMValueRef fn,
         for (LLVMValueRef in = LLVMGetFirstInstruction(bb); in; in = LLVMGetNextInstruction(in))
             if (blocks_combining(in))
                 return 0;
-    /* (a) in every work-item loop. */
+    /* (a) in the work-item loop, and (d): there is one. */
+    unsigned nloops = 0;
     for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(fn); bb && !*oom;
          bb = LLVMGetNextBasicBlock(bb)) {
         LLVMValueRef br = LLVMGetBasicBlockTerminator(bb);
         LLVMValueRef id = br ? LLVMGetMetadata(br, loop_kind) : NULL;
         if (!id || !kiln_cc_loop_entry(id, "llvm.loop.parallel_accesses"))
             continue;
+        if (++nloops > 1)
+            return 0;
         for (unsigned s = 0; s < LLVMGetNumSuccessors(br); s++) {
             struct kiln_cc_ptr_map blocks = {0};
             LLVMBasicBlockRef header = LLVMGetSuccessor(br, s);
