@@ -79,9 +79,9 @@
 /* Fields of a table (struct-typed as in table_type). */
 enum { F_KEYS, F_SUMS, F_USED, F_COUNT };
 
-/* The helpers of one (width, address space) and the table's place in ctx->combine. */
+/* The helpers of one (width, address space). */
 struct kind {
-    unsigned bits, as, index;
+    unsigned bits, as;
     LLVMValueRef add;   /* void add(ptr table, ptr addrspace(as) p, i64 v) */
     LLVMValueRef flush; /* void flush(ptr table, i1 keep) */
 };
@@ -489,7 +489,7 @@ static void rewrite_function(LLVMModuleRef mod, LLVMContextRef ctx, LLVMBuilderR
     LLVMValueRef area = NULL;
 
     for (unsigned t = 0; t < KILN_COMBINE_TABLES; t++)
-        kinds[t] = (struct kind){.bits = t & 2 ? 64 : 32, .as = t & 1 ? 4 : 1, .index = t};
+        kinds[t] = (struct kind){.bits = t & 2 ? 64 : 32, .as = t & 1 ? 4 : 1};
     for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(fn); bb; bb = LLVMGetNextBasicBlock(bb)) {
         LLVMValueRef in = LLVMGetFirstInstruction(bb);
         while (in) {
