@@ -78,7 +78,10 @@ void kiln_cpu_run_groups(struct kiln_sched_job *job, size_t first, size_t count,
         ctx.enqueue = &site;
     }
     ctx.local_mem = w->local_mem;
-    ctx.group_shared = (unsigned char *)w->local_mem + w->local_mem_size - KILN_GROUP_SHARED_SIZE;
+    /* The arena ends with the collectives' area and then the combining tables (pools.c). */
+    ctx.group_shared = (unsigned char *)w->local_mem + w->local_mem_size - KILN_GROUP_SHARED_SIZE -
+                       KILN_COMBINE_SIZE;
+    ctx.combine = (unsigned char *)ctx.group_shared + KILN_GROUP_SHARED_SIZE;
     if (nd->scratch)
         ctx.scratch = nd->scratch + (size_t)w->index * ctx.scratch_size;
     thread_stack(&ctx.stack_lo, &ctx.stack_hi);
@@ -89,6 +92,8 @@ void kiln_cpu_run_groups(struct kiln_sched_job *job, size_t first, size_t count,
     for (int d = 0; d < 3; d++)
         ctx.local_size[d] = group_extent(&ctx, d, ctx.group_id[d]);
     for (size_t n = 0; n < count; n++) {
+        /* The last group of the chunk applies the sums its function combined (kiln_abi.h). */
+        ctx.chunk_more = n + 1 < count;
         nd->wg((void *const *)nd->args, &ctx);
         if (nd->node)
             kiln_cpu_enq_group_end(&site);

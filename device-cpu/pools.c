@@ -26,8 +26,9 @@ cl_int kiln_cpu_pool_get(struct kiln_dev *dev, struct kiln_sched **out, const ch
     if (!dev->sched) {
         struct kiln_sched_config cfg = {
             .num_threads = -1,
-            /* The collectives' area follows what the device reports (kiln_abi.h). */
-            .local_mem_size = dev->local_mem_size + KILN_GROUP_SHARED_SIZE,
+            /* The collectives' area and the combining tables follow what the device
+             * reports (kiln_abi.h). */
+            .local_mem_size = dev->local_mem_size + KILN_GROUP_SHARED_SIZE + KILN_COMBINE_SIZE,
             /* A sub-device runs one worker on each of its cores and nowhere else. */
             .name = dev->cpus ? "kiln-sub" : "kiln-wg",
             .cpus = dev->cpus,

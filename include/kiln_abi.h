@@ -45,6 +45,15 @@
  *
  * ctx->enqueue is the device's device-side enqueue state for this group (struct
  * kiln_enq_site, kiln_enqueue.h) when the kernel can enqueue kernels, NULL otherwise.
+ *
+ * ctx->combine points at KILN_COMBINE_SIZE bytes of this worker, zero when first
+ * allocated, where a work-group function sums the global atomic adds it combines
+ * (device-cpu/compiler/4-loops/atomic_combine.c, docs/compiler.md): KILN_COMBINE_TABLES
+ * tables that are empty (keys and count zero) whenever no chunk is running. ctx->chunk_more
+ * is nonzero when the same thread calls the same work-group function for another group
+ * of the same command next, with the same ctx->combine: the function may then keep its
+ * sums for that group; on 0 it applies them before it returns. A caller that knows
+ * neither leaves both 0 (ctx->combine NULL: the function sums in its own frame).
  */
 #ifndef KILN_INCLUDE_KILN_ABI_H
 #define KILN_INCLUDE_KILN_ABI_H
@@ -68,6 +77,12 @@ typedef uint32_t kiln_abi_u32;
 /* The collectives' area: one 8-byte slot per work-item, then a 128-byte result area. */
 #define KILN_GROUP_SHARED_SLOTS 4096
 #define KILN_GROUP_SHARED_SIZE  (KILN_GROUP_SHARED_SLOTS * 8 + 128)
+/* The combining tables: slots of one table, its size (a multiple of KILN_LOCAL_ALIGN:
+ * 8-byte keys and 8-byte sums per slot, 4-byte slot list, a 4-byte count) and how many. */
+#define KILN_COMBINE_SLOTS      256
+#define KILN_COMBINE_TABLE_SIZE 5248
+#define KILN_COMBINE_TABLES     4
+#define KILN_COMBINE_SIZE       (KILN_COMBINE_TABLES * KILN_COMBINE_TABLE_SIZE)
 
 struct kiln_wg_ctx {
     kiln_abi_size global_offset[3];
@@ -78,7 +93,7 @@ struct kiln_wg_ctx {
     kiln_abi_size group_id[3];
     kiln_abi_ptr local_mem; /* this worker's arena, KILN_LOCAL_ALIGN aligned */
     kiln_abi_u32 work_dim;
-    kiln_abi_u32 reserved;
+    kiln_abi_u32 chunk_more;    /* another group of this command follows on this thread */
     kiln_abi_ptr scratch;       /* this worker's scratch area, or NULL */
     kiln_abi_size scratch_size; /* its size in bytes */
     kiln_abi_ptr group_shared;  /* this worker's collectives area, KILN_LOCAL_ALIGN aligned */
@@ -86,6 +101,7 @@ struct kiln_wg_ctx {
     kiln_abi_ptr stack_lo;      /* the running thread's stack, [stack_lo, stack_hi) (ABI 6), */
     kiln_abi_ptr stack_hi;      /* where to_private finds private variables; 0, 0 if unknown */
     kiln_abi_ptr enqueue;       /* struct kiln_enq_site (kiln_enqueue.h), or NULL (ABI 11) */
+    kiln_abi_ptr combine;       /* this worker's combining tables, or NULL */
 };
 
 /*

@@ -354,6 +354,8 @@ static struct arena *arena_new(struct kiln_sched *s)
         free(a);
         return NULL;
     }
+    /* Zeroed like a worker's: a device may keep state there that must start empty. */
+    memset(a->pub.local_mem, 0, s->local_mem_size);
     return a;
 }
 

@@ -61,6 +61,8 @@ extern const struct bench_case bench_case_burst;
 extern const struct bench_case bench_case_copybuf;
 extern const struct bench_case bench_case_fillbuf;
 extern const struct bench_case bench_case_histogram;
+extern const struct bench_case bench_case_atomic_hist;
+extern const struct bench_case bench_case_atomic_hist4;
 extern const struct bench_case bench_case_transcendental;
 extern const struct bench_case bench_case_fma_float;
 extern const struct bench_case bench_case_fma_half;

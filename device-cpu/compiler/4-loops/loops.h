@@ -19,6 +19,22 @@ unsigned kiln_cc_split_wrapping_loops(LLVMContextRef ctx, LLVMValueRef fn);
 unsigned kiln_cc_narrow_loops(LLVMContextRef ctx, LLVMValueRef fn);
 
 /*
+ * outer_vec.c: the blocks of the loop closed by `latch` whose header is the successor
+ * `header`: header plus every block from which latch is reached without passing header.
+ * False if `header` is not a loop header there (the walk reaches the function's entry),
+ * and with *oom set when out of memory.
+ */
+bool kiln_cc_loop_blocks(LLVMBasicBlockRef latch, LLVMBasicBlockRef header,
+                         struct kiln_cc_ptr_map *out, bool *oom);
+/*
+ * atomic_combine.c: in the work-group functions fns[0..nfns), global add/sub
+ * atomics whose result is unused are summed per address in the worker's tables
+ * (ctx->combine) and applied once per address at the end of its chunk of groups
+ * (docs/compiler.md); *ncombined says how many atomics were rewritten.
+ */
+enum kiln_cc_status kiln_cc_combine_atomics(struct kiln_cc_build *b, LLVMValueRef *fns,
+                                            unsigned nfns, unsigned *ncombined);
+/*
  * outer_vec.c, on the IR the loop vectoriser is about to see: marks the work-item loops
  * of the work-group functions fns[0..nfns) that contain loops and that the vectoriser's
  * outer-loop path widens correctly; chosen[f] says whether fns[f] got one, *nchosen how

@@ -63,13 +63,8 @@ struct wi_loop {
     struct kiln_cc_ptr_map blocks;
 };
 
-/*
- * The blocks of the loop closed by `latch` whose header is the successor `header`:
- * header plus every block from which latch is reached without passing header. False
- * if `header` is not a loop header there (the walk reaches the function's entry).
- */
-static bool loop_blocks(LLVMBasicBlockRef latch, LLVMBasicBlockRef header,
-                        struct kiln_cc_ptr_map *out, bool *oom)
+bool kiln_cc_loop_blocks(LLVMBasicBlockRef latch, LLVMBasicBlockRef header,
+                         struct kiln_cc_ptr_map *out, bool *oom)
 {
     LLVMBasicBlockRef entry = LLVMGetEntryBasicBlock(LLVMGetBasicBlockParent(latch));
     size_t cap = 64, top = 0;
@@ -291,7 +286,7 @@ static struct wi_loop *find_loops(LLVMContextRef ctx, LLVMValueRef fn, unsigned 
         for (unsigned s = 0; s < LLVMGetNumSuccessors(br) && !l.header; s++) {
             bool no_mem = false;
             kiln_cc_ptr_map_free(&l.blocks);
-            if (loop_blocks(bb, LLVMGetSuccessor(br, s), &l.blocks, &no_mem))
+            if (kiln_cc_loop_blocks(bb, LLVMGetSuccessor(br, s), &l.blocks, &no_mem))
                 l.header = LLVMGetSuccessor(br, s);
             *oom |= no_mem;
         }

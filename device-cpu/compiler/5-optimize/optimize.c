@@ -47,7 +47,7 @@ static const char unroll_counted[] =
 static enum kiln_cc_status optimize_o3(struct kiln_cc_build *b)
 {
     size_t plen = strlen(KILN_CC_WG_PREFIX);
-    unsigned nfns = 0, nchosen = 0;
+    unsigned nfns = 0, nchosen = 0, ncombined = 0;
     LLVMValueRef *fns;
     bool *chosen;
 
@@ -79,6 +79,9 @@ static enum kiln_cc_status optimize_o3(struct kiln_cc_build *b)
         kiln_cc_split_wrapping_loops(b->ctx, fns[i]);
         kiln_cc_narrow_loops(b->ctx, fns[i]);
     }
+    /* Before the vectoriser: the loops it rewrites hold atomics, which it leaves alone. */
+    if (status == KILN_CC_OK)
+        status = kiln_cc_combine_atomics(b, fns, nfns, &ncombined);
     if (status == KILN_CC_OK)
         status = kiln_cc_outer_vec_choose(b, fns, chosen, nfns, &nchosen);
     if (status == KILN_CC_OK)
