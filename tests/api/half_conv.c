@@ -20,6 +20,7 @@
  */
 #include "kiln_test.h"
 #include "conv_ref.h"
+#include "conv_types.h"
 
 #include <float.h>
 #include <math.h>
@@ -29,32 +30,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum {
-    T_CHAR,
-    T_UCHAR,
-    T_SHORT,
-    T_USHORT,
-    T_INT,
-    T_UINT,
-    T_LONG,
-    T_ULONG,
-    T_FLOAT,
-    T_DOUBLE,
-    T_HALF,
-    NT
-};
-
-static const struct {
-    const char *name;
-    size_t size;
-    int is_int, sgn;
-} ty[NT] = {
-    {"char", 1, 1, 1},  {"uchar", 1, 1, 0},  {"short", 2, 1, 1}, {"ushort", 2, 1, 0},
-    {"int", 4, 1, 1},   {"uint", 4, 1, 0},   {"long", 8, 1, 1},  {"ulong", 8, 1, 0},
-    {"float", 4, 0, 0}, {"double", 8, 0, 0}, {"half", 2, 0, 0},
-};
-
-static const char *const mode_sfx[] = {"", "_rte", "_rtz", "_rtp", "_rtn"};
 static const int widths[] = {1, 3, 16};
 #define NH 65536
 
