@@ -151,6 +151,21 @@ static const char *src_children =
     "  out[4] = enqueue_kernel(get_default_queue(), 0, ndrange_1D(0), b);\n"
     "  queue_t none = CLK_NULL_QUEUE;\n"
     "  out[6] = enqueue_kernel(none, 0, ndrange_1D(1), b);\n"
+    "  out[7] = enqueue_kernel(get_default_queue(), 0, ndrange_1D(1), 1, NULL, NULL, b);\n"
+    "  out[8] = enqueue_kernel(get_default_queue(), 0, ndrange_1D(1),\n"
+    "                          ^(local void *l) { out[5] = 2; }, 0u);\n"
+    "  out[9] = enqueue_kernel(get_default_queue(), 0, ndrange_1D(1),\n"
+    "                          ^(local void *l) { out[5] = 3; }, 0x40000000u);\n"
+    /* The pool of device events, used up by user events: one more is refused. */
+    "  clk_event_t held[4096], e;\n"
+    "  int made = 0;\n"
+    "  for (; made < 4096; made++) {\n"
+    "    held[made] = create_user_event();\n"
+    "    if (!is_valid_event(held[made])) break;\n"
+    "  }\n"
+    "  out[10] = made;\n"
+    "  out[11] = enqueue_kernel(get_default_queue(), 0, ndrange_1D(1), 0, NULL, &e, b);\n"
+    "  for (int i = 0; i < made; i++) release_event(held[i]);\n"
     "}\n"
     /* A child waiting for a user event that fails: it never runs, and the launch fails. */
     "kernel void failing(global int *out, int n) {\n"
@@ -270,9 +285,9 @@ static void test_queries(struct kt_env *env, const char *src)
     static const char *opts[] = {"-cl-std=CL2.0", "-cl-std=CL2.0 -g"};
     for (int o = 0; o < 2; o++) {
         cl_program p = kt_build(env, src, opts[o]);
-        int out[8];
+        int out[12];
         memset(out, 0, sizeof(out));
-        KT_EXPECT(run(env, p, "queries", 1, 1, out, 8, 0), CL_SUCCESS);
+        KT_EXPECT(run(env, p, "queries", 1, 1, out, 12, 0), CL_SUCCESS);
         size_t max = 0;
         clGetDeviceInfo(env->device, CL_DEVICE_MAX_WORK_GROUP_SIZE, sizeof(max), &max, NULL);
         KT_CHECK(out[0] == (int)max, "get_kernel_work_group_size %d, want %zu", out[0], max);
@@ -282,7 +297,16 @@ static void test_queries(struct kt_env *env, const char *src)
         int want_q = o ? -102 /* CLK_INVALID_QUEUE */ : -101;
         KT_CHECK(out[4] == want_nd, "%s: empty ndrange gave %d, want %d", opts[o], out[4], want_nd);
         KT_CHECK(out[6] == want_q, "%s: null queue gave %d, want %d", opts[o], out[6], want_q);
-        KT_CHECK(out[5] == 0, "a refused child ran");
+        KT_CHECK(out[5] == 0, "a refused child ran (%d)", out[5]);
+        int want_list = o ? -57 /* CLK_INVALID_EVENT_WAIT_LIST */ : -101;
+        int want_size = o ? -51 /* CLK_INVALID_ARG_SIZE */ : -101;
+        int want_res = o ? -5 /* CLK_OUT_OF_RESOURCES */ : -101;
+        int want_ev = o ? -100 /* CLK_EVENT_ALLOCATION_FAILURE */ : -101;
+        KT_CHECK(out[7] == want_list, "%s: 1 event and no list gave %d", opts[o], out[7]);
+        KT_CHECK(out[8] == want_size, "%s: a __local size of 0 gave %d", opts[o], out[8]);
+        KT_CHECK(out[9] == want_res, "%s: 1 GiB of __local gave %d", opts[o], out[9]);
+        KT_CHECK(out[10] == 4096, "%d user events made, the pool has 4096", out[10]);
+        KT_CHECK(out[11] == want_ev, "%s: an event past the pool gave %d", opts[o], out[11]);
         clReleaseProgram(p);
     }
 }
