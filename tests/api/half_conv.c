@@ -107,6 +107,11 @@ static void add(struct text *t, const char *fmt, ...) __attribute__((format(prin
 static void add(struct text *t, const char *fmt, ...)
 {
     va_list ap;
+    if (!t->s) { /* never an offset from a null pointer */
+        t->cap = 4096;
+        t->s = malloc(t->cap);
+        KT_REQUIRE(t->s, "out of memory");
+    }
     for (;;) {
         va_start(ap, fmt);
         int n = vsnprintf(t->s + t->len, t->cap - t->len, fmt, ap);

@@ -247,7 +247,8 @@ static uint16_t fma_exact(uint16_t a, uint16_t b, uint16_t c)
     __int128 p = (__int128)ma * mb;
     int ep = ea + eb;
     int e0 = ep < ec ? ep : ec;
-    __int128 sum = (p << (ep - e0)) + ((__int128)mc << (ec - e0));
+    /* Scaled by multiplication: a left shift of a negative value is undefined. */
+    __int128 sum = p * ((__int128)1 << (ep - e0)) + (__int128)mc * ((__int128)1 << (ec - e0));
     if (sum == 0) /* an exact zero: -0 only for -0 + -0 */
         return (x * y == 0 && signbit(x * y) && signbit(z)) ? 0x8000 : 0;
     return round_exact(sum, e0);
