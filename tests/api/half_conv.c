@@ -343,22 +343,6 @@ static void check_to_half(int s, int w, const unsigned char *in, const uint16_t 
     }
 }
 
-static int has_extension(cl_device_id dev, const char *name)
-{
-    size_t size = 0;
-    KT_REQUIRE_OK(clGetDeviceInfo(dev, CL_DEVICE_EXTENSIONS, 0, NULL, &size));
-    char *ext = calloc(1, size + 1);
-    KT_REQUIRE(ext, "out of memory");
-    KT_REQUIRE_OK(clGetDeviceInfo(dev, CL_DEVICE_EXTENSIONS, size, ext, NULL));
-    size_t len = strlen(name);
-    int found = 0;
-    for (const char *p = ext; (p = strstr(p, name)) != NULL; p += len)
-        if ((p == ext || p[-1] == ' ') && (p[len] == ' ' || p[len] == 0))
-            found = 1;
-    free(ext);
-    return found;
-}
-
 int main(void)
 {
     if (!getenv("KILN_FP16")) {
@@ -367,7 +351,7 @@ int main(void)
     }
     struct kt_env env;
     kt_setup(&env, 0);
-    KT_CHECK(has_extension(env.device, "cl_khr_fp16"),
+    KT_CHECK(kt_has_extension(env.device, "cl_khr_fp16"),
              "KILN_FP16 is set but CL_DEVICE_EXTENSIONS lacks cl_khr_fp16");
 
     uint16_t *halves = malloc(NH * sizeof(uint16_t));

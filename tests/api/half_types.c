@@ -87,22 +87,6 @@ static const char *src =
     "  wait_group_events(1, &e);\n"
     "}\n";
 
-static int has_extension(cl_device_id dev, const char *name)
-{
-    size_t size = 0;
-    KT_REQUIRE_OK(clGetDeviceInfo(dev, CL_DEVICE_EXTENSIONS, 0, NULL, &size));
-    char *ext = calloc(1, size + 1);
-    KT_REQUIRE(ext, "out of memory");
-    KT_REQUIRE_OK(clGetDeviceInfo(dev, CL_DEVICE_EXTENSIONS, size, ext, NULL));
-    size_t len = strlen(name);
-    int found = 0;
-    for (const char *p = ext; (p = strstr(p, name)) != NULL; p += len)
-        if ((p == ext || p[-1] == ' ') && (p[len] == ' ' || p[len] == 0))
-            found = 1;
-    free(ext);
-    return found;
-}
-
 /* Bits equal, or both NaN. */
 static int same_half(uint16_t got, uint16_t want)
 {
@@ -299,7 +283,7 @@ int main(void)
     }
     struct kt_env env;
     kt_setup(&env, 0);
-    KT_CHECK(has_extension(env.device, "cl_khr_fp16"),
+    KT_CHECK(kt_has_extension(env.device, "cl_khr_fp16"),
              "KILN_FP16 is set but CL_DEVICE_EXTENSIONS lacks cl_khr_fp16");
     cl_program p = kt_build(&env, src, "-cl-std=CL3.0");
     test_args(&env, p);

@@ -200,6 +200,23 @@ static inline void kt_build_fails(struct kt_env *env, const char *src, const cha
     clReleaseProgram(p);
 }
 
+/* Whether the device lists `name` as a whole word of CL_DEVICE_EXTENSIONS. */
+static inline int kt_has_extension(cl_device_id dev, const char *name)
+{
+    size_t size = 0;
+    KT_REQUIRE_OK(clGetDeviceInfo(dev, CL_DEVICE_EXTENSIONS, 0, NULL, &size));
+    char *ext = calloc(1, size + 1);
+    KT_REQUIRE(ext, "out of memory");
+    KT_REQUIRE_OK(clGetDeviceInfo(dev, CL_DEVICE_EXTENSIONS, size, ext, NULL));
+    size_t len = strlen(name);
+    int found = 0;
+    for (const char *p = ext; (p = strstr(p, name)) != NULL; p += len)
+        if ((p == ext || p[-1] == ' ') && (p[len] == ' ' || p[len] == 0))
+            found = 1;
+    free(ext);
+    return found;
+}
+
 static inline int kt_finish(const char *name)
 {
     int failures = atomic_load(&kt_failures);
