@@ -1,5 +1,5 @@
 /*
- * Memory objects: buffers, sub-buffers and pipes (mem.c, pipe.c). Lock order:
+ * Memory objects: buffers, sub-buffers, pipes and images (mem.c, pipe.c, image.c). Lock order:
  * docs/locking.md.
  */
 #ifndef KILN_RUNTIME_RT_MEM_H
@@ -38,6 +38,8 @@ struct _cl_mem {
     struct kiln_rt_mapping *maps; /* under lock */
     atomic_uint map_count;
     struct kiln_rt_callback *dtors; /* under lock: destructor callbacks, newest first */
+    /* Images: what a kernel's image argument points to (include/kiln_image.h); else NULL. */
+    struct kiln_image *image;
 };
 
 /*

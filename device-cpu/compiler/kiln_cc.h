@@ -41,11 +41,18 @@ enum kiln_cc_arg_kind {
     KILN_CC_ARG_CONSTANT_PTR, /* __constant T *: host passes a cl_mem */
     KILN_CC_ARG_LOCAL_PTR,    /* __local T *: host passes a size and NULL */
     KILN_CC_ARG_VALUE,        /* by value: host passes exactly `size` bytes */
-    KILN_CC_ARG_UNSUPPORTED,  /* images, samplers: not yet */
+    KILN_CC_ARG_UNSUPPORTED,  /* a kind no runtime can pass (never in a built program) */
     KILN_CC_ARG_PIPE,         /* pipe T: host passes a cl_mem made by clCreatePipe */
     /* queue_t: host passes a device queue (cl_command_queue); the kernel gets a pointer the
-     * runtime chooses (docs/runtime.md, "Device queues"). The last kind (container.c). */
+     * runtime chooses (docs/runtime.md, "Device queues"). */
     KILN_CC_ARG_QUEUE,
+    /* image2d_t and every image type: host passes an image's cl_mem; the kernel gets its
+     * struct kiln_image (include/kiln_image.h). access_qual says read_only, write_only or
+     * read_write. */
+    KILN_CC_ARG_IMAGE,
+    /* sampler_t: host passes a cl_sampler; the kernel gets its bits as the pointer value
+     * (kiln_image.h). The last kind (container.c). */
+    KILN_CC_ARG_SAMPLER,
 };
 
 /* CL_DEVICE_MAX_PIPE_ARGS: a kernel with more pipe arguments fails to build. */
@@ -207,7 +214,7 @@ struct kiln_cc_interface {
     enum kiln_cc_status (*set_language)(const char *extensions, const char *features);
 };
 
-#define KILN_CC_ABI_VERSION 12
+#define KILN_CC_ABI_VERSION 13
 
 /*
  * CL_DEVICE_MAX_GLOBAL_VARIABLE_SIZE: a program with a larger program-scope variable fails to

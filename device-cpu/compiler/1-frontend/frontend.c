@@ -84,6 +84,11 @@ static bool listed(const char *list, const char *name)
     return false;
 }
 
+bool kiln_cc_frontend_reports(const char *name)
+{
+    return listed(language_extensions, name) || listed(language_features, name);
+}
+
 /* The language of one build: cc1 arguments and the text put before the source. */
 struct language {
     char **args; /* num_args malloc()ed strings */

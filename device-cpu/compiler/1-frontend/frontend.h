@@ -21,6 +21,9 @@ enum kiln_cc_status kiln_cc_link_options_parse(const char *options,
  */
 void kiln_cc_frontend_language_set(const char *extensions, const char *features);
 
+/* Whether the language user kernels see lists extension or feature `name`. */
+bool kiln_cc_frontend_reports(const char *name);
+
 /* OpenCL C `source` into b->mod, diagnostics into b->log. */
 enum kiln_cc_status kiln_cc_frontend_run(struct kiln_cc_build *b, const char *source);
 

@@ -11,11 +11,12 @@
  * A queue_t argument (accepted by Clang at -cl-std=CL2.0, or at CL3.0 with
  * __opencl_c_device_enqueue) is an opaque pointer in the IR and is recorded as
  * KILN_CC_ARG_QUEUE: the runtime checks the device queue the host sets.
- * Argument kinds this compiler cannot pass yet (images, samplers) fail
- * the build here with the kernel and argument named, rather than produce a
- * kernel the runtime cannot launch.
+ * Images and samplers are opaque pointers too (KILN_CC_ARG_IMAGE, _SAMPLER): the
+ * runtime passes a struct kiln_image or a sampler's bits (include/kiln_image.h).
  */
 #include "link_stage.h"
+
+#include "frontend.h"
 
 #include <llvm-c/Target.h>
 
@@ -74,13 +75,14 @@ static uint64_t md_uint(LLVMValueRef node, unsigned i)
     return op && LLVMIsAConstantInt(op) ? LLVMConstIntGetZExtValue(op) : 0;
 }
 
-static const char *unsupported_type(const struct kiln_cc_arg *a)
+/* KILN_CC_ARG_IMAGE for the image types, _SAMPLER for sampler_t, else _UNSUPPORTED. */
+static enum kiln_cc_arg_kind image_kind(const struct kiln_cc_arg *a)
 {
     if (strncmp(a->type_name, "image", 5) == 0)
-        return "image";
+        return KILN_CC_ARG_IMAGE;
     if (strcmp(a->type_name, "sampler_t") == 0)
-        return "sampler";
-    return NULL;
+        return KILN_CC_ARG_SAMPLER;
+    return KILN_CC_ARG_UNSUPPORTED;
 }
 
 static enum kiln_cc_status read_arg(struct kiln_cc_build *b, LLVMValueRef fn,
@@ -98,14 +100,19 @@ static enum kiln_cc_status read_arg(struct kiln_cc_build *b, LLVMValueRef fn,
     if (!a->name || !a->type_name || !a->access_qual || !a->type_qual)
         return KILN_CC_OUT_OF_MEMORY;
 
-    const char *what = unsupported_type(a);
-    if (what) {
-        a->kind = KILN_CC_ARG_UNSUPPORTED;
+    a->kind = image_kind(a);
+    if (a->kind != KILN_CC_ARG_UNSUPPORTED && !kiln_cc_frontend_reports("__opencl_c_images")) {
+        /* At OpenCL C 1.x Clang declares the image types whatever the device reports. */
         kiln_cc_log_printf(b->log,
-                           "error: kernel '%s', argument %u ('%s %s'): %s arguments are not "
-                           "supported by this version of Kiln\n",
-                           LLVMGetValueName(fn), i, a->type_name, a->name, what);
+                           "error: kernel '%s', argument %u ('%s %s'): the device does not "
+                           "support images\n",
+                           LLVMGetValueName(fn), i, a->type_name, a->name);
         return KILN_CC_BUILD_FAILED;
+    }
+    if (a->kind != KILN_CC_ARG_UNSUPPORTED) {
+        a->size = 8;
+        a->align = 8;
+        return KILN_CC_OK;
     }
 
     if (strcmp(a->type_name, "queue_t") == 0) {

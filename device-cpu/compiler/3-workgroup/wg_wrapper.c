@@ -120,8 +120,10 @@ static LLVMValueRef unpack_arg(struct kiln_cc_build *b, LLVMBuilderRef bld, LLVM
     switch (a->kind) {
     case KILN_CC_ARG_GLOBAL_PTR:
     case KILN_CC_ARG_CONSTANT_PTR:
-    case KILN_CC_ARG_PIPE:  /* the pipe's struct kiln_pipe (kiln_pipe.h) */
-    case KILN_CC_ARG_QUEUE: /* the runtime's pointer for the device queue */
+    case KILN_CC_ARG_PIPE:    /* the pipe's struct kiln_pipe (kiln_pipe.h) */
+    case KILN_CC_ARG_QUEUE:   /* the runtime's pointer for the device queue */
+    case KILN_CC_ARG_IMAGE:   /* the image's struct kiln_image (kiln_image.h) */
+    case KILN_CC_ARG_SAMPLER: /* the sampler's bits as a pointer value (kiln_image.h) */
         v = LLVMBuildLoad2(bld, ptr, slot, "");
         LLVMSetAlignment(v, 8);
         return cast_to(bld, v, type);

@@ -296,8 +296,8 @@ static bool read_info(struct in *in, struct kiln_cc_program *p, char ***wg_names
         for (unsigned j = 0; j < num_args; j++) {
             uint64_t kind = get_n(in, 4);
             args[j].kind =
-                kind <= KILN_CC_ARG_QUEUE ? (enum kiln_cc_arg_kind)kind : KILN_CC_ARG_UNSUPPORTED;
-            if (kind > KILN_CC_ARG_QUEUE)
+                kind <= KILN_CC_ARG_SAMPLER ? (enum kiln_cc_arg_kind)kind : KILN_CC_ARG_UNSUPPORTED;
+            if (kind > KILN_CC_ARG_SAMPLER)
                 in->bad = true;
             args[j].size = (uint32_t)get_n(in, 4);
             args[j].align = (uint32_t)get_n(in, 4);
