@@ -72,6 +72,7 @@ static void init_host(void)
     host.cpu = LLVMGetHostCPUName();
     host.features = LLVMGetHostCPUFeatures();
     host.avx512 = host.features && strstr(host.features, "+avx512f") != NULL;
+    host.avx512fp16 = host.features && strstr(host.features, "+avx512fp16") != NULL;
     if (LLVMGetTargetFromTriple(KILN_CC_TRIPLE, &host.target, &error)) {
         LLVMDisposeMessage(error);
         return;

@@ -20,6 +20,10 @@
  *    with at least 2 bits more than the target rounds to nearest correctly once more.
  *  - mad: "a multiply followed by an add, both correctly rounded": the product rounded to
  *    half, then the sum. Cheaper than fma by the round-to-odd step.
+ *
+ * Where the CPU has AVX-512 FP16 (the compiler's hook __kiln_host_half_arith() is a
+ * constant true), fma and mad are the hardware's fused half multiply-add instead: one
+ * instruction for twice float's lanes, correctly rounded (also a correct mad).
  */
 #include "kiln_math.h"
 
@@ -27,6 +31,9 @@
 
 KILN_CVT_ALL(float, half)
 KILN_CVT_ALL(half, float)
+
+/* True where LLVM computes half in half lanes; defined by the compiler (link_library.c). */
+bool __kiln_host_half_arith(void);
 
 /*
  * Defining these names here hides Clang's implicit declarations of them, so the float
@@ -58,6 +65,8 @@ KILN_FOR_FLOAT_INT(KILN_FLOAT_DECLS)
     }                                                                                              \
     T KILN_OVERLOAD mad(T a, T b, T c)                                                             \
     {                                                                                              \
+        if (__kiln_host_half_arith())                                                              \
+            return __builtin_elementwise_fma(a, b, c);                                             \
         /* Separate statements: -ffp-contract=on must not fuse the two roundings. */               \
         F p = kiln_cvt_##F(a) * kiln_cvt_##F(b);                                                   \
         F pr = kiln_cvt_##F(kiln_cvt_##T(p));                                                      \
@@ -66,6 +75,8 @@ KILN_FOR_FLOAT_INT(KILN_FLOAT_DECLS)
     }                                                                                              \
     T KILN_OVERLOAD fma(T a, T b, T c)                                                             \
     {                                                                                              \
+        if (__kiln_host_half_arith())                                                              \
+            return __builtin_elementwise_fma(a, b, c);                                             \
         F p = kiln_cvt_##F(a) * kiln_cvt_##F(b); /* exact, or inf/NaN */                           \
         F cf = kiln_cvt_##F(c);                                                                    \
         F s = p + cf;                                                                              \

@@ -19,12 +19,15 @@
 #include <stdio.h>
 #include <string.h>
 
-/* Intrinsics, the hooks, and the barrier, which the work-group stage implements. */
+/*
+ * Intrinsics, the hooks, the host fact the link stage defines (link_library.c), and the
+ * barrier, which the work-group stage implements.
+ */
 static int is_allowed_declaration(const char *name)
 {
     return strncmp(name, "llvm.", 5) == 0 || strcmp(name, "__kiln_ctx") == 0 ||
            strcmp(name, "__kiln_local_id") == 0 || strcmp(name, "__kiln_group_leader") == 0 ||
-           strcmp(name, "_Z7barrierj") == 0;
+           strcmp(name, "__kiln_host_half_arith") == 0 || strcmp(name, "_Z7barrierj") == 0;
 }
 
 int main(int argc, char **argv)

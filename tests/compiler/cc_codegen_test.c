@@ -201,8 +201,24 @@ static int test_math_misc_vector_asm(void)
  * code generator would split into one scalar (u)comiss per lane: 89 in this kernel when the
  * half functions widened their argument with a plain conversion, 13 since (all in the scalar
  * copy of the loop that runs a group's last work-items). Without F16C the test
- * reports skipped (exit 77): LLVM then converts through library calls.
+ * reports skipped (exit 77): LLVM then converts through library calls. Where the CPU has
+ * AVX-512 FP16, fma and mad must be its fused half instructions (vfmadd...ph).
  */
+/* Whether /proc/cpuinfo lists `flag` for the first CPU (false when it cannot be read). */
+static bool cpu_has_flag(const char *flag)
+{
+    char *info = ct_read_text("/proc/cpuinfo");
+    bool found = false;
+    size_t n = strlen(flag);
+    for (const char *p = info; p && (p = strstr(p, flag)) != NULL; p += n)
+        if (p[-1] == ' ' && (p[n] == ' ' || p[n] == '\n')) {
+            found = true;
+            break;
+        }
+    free(info);
+    return found;
+}
+
 static int test_half_math_vector_asm(void)
 {
     static const char src[] =
@@ -228,7 +244,7 @@ static int test_half_math_vector_asm(void)
     CHECK(start);
     char *end = strstr(start, ".size");
     CHECK(end);
-    size_t calls = 0, widen = 0, narrow = 0, packed = 0, scalar_compares = 0;
+    size_t calls = 0, widen = 0, narrow = 0, packed = 0, scalar_compares = 0, fused_half = 0;
     for (char *line = start; line && line < end; line = strchr(line + 1, '\n')) {
         char *op = line + 1;
         while (*op == ' ' || *op == '\t')
@@ -240,11 +256,15 @@ static int test_half_math_vector_asm(void)
         scalar_compares += (len == 8 && strncmp(op, "vucomiss", 8) == 0) ||
                            (len == 7 && strncmp(op, "vcomiss", 7) == 0);
         packed += len > 2 && strncmp(op + len - 2, "ps", 2) == 0 && op[0] == 'v';
+        fused_half +=
+            len > 8 && strncmp(op, "vfmadd", 6) == 0 && strncmp(op + len - 2, "ph", 2) == 0;
     }
     printf("kiln.wg.hmath: %zu vcvtph2ps, %zu vcvtps2ph, %zu packed float instructions, %zu "
            "scalar float comparisons, %zu calls\n",
            widen, narrow, packed, scalar_compares, calls);
+    printf("%zu fused half multiply-adds\n", fused_half);
     CHECK(calls == 0);
+    CHECK(fused_half > 0 || !cpu_has_flag("avx512_fp16"));
     CHECK(widen > 0 && narrow > 0);
     CHECK(packed > 100);
     CHECK(scalar_compares <= 30);

@@ -15,11 +15,33 @@
  * function. Such a definition is made internal before the library is linked: the program's
  * own code is all the code it has (its other objects are linked in already, and a
  * definition there has replaced the inline one).
+ *
+ * The library is compiled once for every CPU, so where it must choose code by what the host
+ * can do it asks a hook, __kiln_host_half_arith(), which gets its body here: a constant, so
+ * the optimiser keeps one branch. It is true where the CPU has AVX-512 FP16, whose half
+ * arithmetic LLVM then uses (kernel-lib/math/half_ieee.cl's fma and mad).
  */
 #include "link_stage.h"
 
 #include <llvm-c/BitReader.h>
 #include <llvm-c/Linker.h>
+
+/* Gives the host-fact hook the library called a constant body, inlined everywhere. */
+static void define_host_facts(struct kiln_cc_build *b)
+{
+    LLVMValueRef f = LLVMGetNamedFunction(b->mod, KILN_CC_HOOK_HALF_ARITH);
+    if (!f || !LLVMIsDeclaration(f))
+        return;
+    LLVMTypeRef ret = LLVMGetReturnType(LLVMGlobalGetValueType(f));
+    LLVMBuilderRef bld = LLVMCreateBuilderInContext(b->ctx);
+    LLVMPositionBuilderAtEnd(bld, LLVMAppendBasicBlockInContext(b->ctx, f, ""));
+    LLVMBuildRet(bld, LLVMConstInt(ret, b->host->avx512fp16, 0));
+    LLVMDisposeBuilder(bld);
+    LLVMSetLinkage(f, LLVMInternalLinkage);
+    unsigned inline_kind = LLVMGetEnumAttributeKindForName("alwaysinline", 12);
+    LLVMAddAttributeAtIndex(f, LLVMAttributeFunctionIndex,
+                            LLVMCreateEnumAttribute(b->ctx, inline_kind, 0));
+}
 
 enum kiln_cc_status kiln_cc_link_library(struct kiln_cc_build *b)
 {
@@ -53,5 +75,6 @@ enum kiln_cc_status kiln_cc_link_library(struct kiln_cc_build *b)
         kiln_cc_log_append(b->log, "error: linking the kernel library failed\n");
         return KILN_CC_INTERNAL;
     }
+    define_host_facts(b);
     return KILN_CC_OK;
 }

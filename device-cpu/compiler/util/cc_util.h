@@ -24,6 +24,8 @@
 #define KILN_CC_HOOK_CTX      "__kiln_ctx"
 #define KILN_CC_HOOK_LOCAL_ID "__kiln_local_id"
 #define KILN_CC_HOOK_LEADER   "__kiln_group_leader"
+/* A fact about the host CPU the library asks (link_library.c defines it per build). */
+#define KILN_CC_HOOK_HALF_ARITH "__kiln_host_half_arith"
 /* Clang's calling convention number for spir_kernel functions. */
 #define KILN_CC_SPIR_KERNEL_CC 76
 
@@ -56,9 +58,10 @@ struct kiln_cc_link_options {
 
 /* Host facts computed once by the back end's driver (backend.c). */
 struct kiln_cc_host {
-    char *cpu;      /* LLVMGetHostCPUName */
-    char *features; /* LLVMGetHostCPUFeatures */
-    bool avx512;    /* features enable avx512f */
+    char *cpu;       /* LLVMGetHostCPUName */
+    char *features;  /* LLVMGetHostCPUFeatures */
+    bool avx512;     /* features enable avx512f */
+    bool avx512fp16; /* features enable avx512fp16: LLVM computes half in half lanes */
     LLVMTargetRef target;
 };
 
