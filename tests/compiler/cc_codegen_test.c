@@ -251,8 +251,9 @@ static int test_half_math_vector_asm(void)
             op++;
         size_t len = strcspn(op, " \t\n");
         calls += strncmp(op, "call", 4) == 0;
-        widen += len == 9 && strncmp(op, "vcvtph2ps", 9) == 0;
-        narrow += len == 9 && strncmp(op, "vcvtps2ph", 9) == 0;
+        /* The AVX-512 FP16 forms end in x. */
+        widen += (len == 9 || len == 10) && strncmp(op, "vcvtph2ps", 9) == 0;
+        narrow += (len == 9 || len == 10) && strncmp(op, "vcvtps2ph", 9) == 0;
         scalar_compares += (len == 8 && strncmp(op, "vucomiss", 8) == 0) ||
                            (len == 7 && strncmp(op, "vcomiss", 7) == 0);
         packed += len > 2 && strncmp(op + len - 2, "ps", 2) == 0 && op[0] == 'v';
@@ -263,9 +264,11 @@ static int test_half_math_vector_asm(void)
            "scalar float comparisons, %zu calls\n",
            widen, narrow, packed, scalar_compares, calls);
     printf("%zu fused half multiply-adds\n", fused_half);
+    bool fp16 = cpu_has_flag("avx512_fp16");
     CHECK(calls == 0);
-    CHECK(fused_half > 0 || !cpu_has_flag("avx512_fp16"));
-    CHECK(widen > 0 && narrow > 0);
+    CHECK(fused_half > 0 || !fp16);
+    /* With AVX-512 FP16 LLVM may keep every value in half lanes and convert nothing. */
+    CHECK((widen > 0 && narrow > 0) || fp16);
     CHECK(packed > 100);
     CHECK(scalar_compares <= 30);
     free(text);
