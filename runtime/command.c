@@ -88,6 +88,7 @@ static void command_free(struct kiln_rt_command *cmd)
         free(cmd->u.svm_free.ptrs); /* a command that never ran */
     if (cmd->deps != cmd->inline_deps)
         free(cmd->deps);
+    free(cmd->owned);
     /* The event holds the queue, so the block goes back before the event may go. */
     cl_event ev = cmd->event;
     kiln_rt_recycle_put(&cmd->queue->cmd_blocks, cmd);

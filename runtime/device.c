@@ -10,7 +10,8 @@
  * sees: the compiler is handed them (kiln_rt_device_extensions, kiln_rt_device_features) and
  * gives user kernels exactly their macros. KILN_FP16=1, a development switch, adds
  * cl_khr_fp16 (docs/envvars.md), so the half builtins can be tested before it is reported
- * by default.
+ * by default. KILN_IMAGES=1 likewise reports images (their limits, extensions and features)
+ * while their parts are built (docs/images.md).
  */
 #include "rt_device.h"
 #include "rt_debug.h"
@@ -47,6 +48,13 @@ static const cl_name_version device_exts[] = {
 /* cl_khr_fp16, reported under KILN_FP16=1 only (docs/status.md says why). */
 static const cl_name_version fp16_ext = {CL_MAKE_VERSION(1, 0, 0), "cl_khr_fp16"};
 
+/* The image extensions, reported under KILN_IMAGES=1 only (docs/images.md). */
+static const cl_name_version image_exts[] = {
+    {CL_MAKE_VERSION(1, 0, 0), "cl_khr_3d_image_writes"},
+    {CL_MAKE_VERSION(1, 0, 0), "cl_khr_depth_images"},
+    {CL_MAKE_VERSION(1, 0, 0), "cl_khr_image2d_from_buffer"},
+};
+
 /* OpenCL C 2.0 makes device-side enqueue mandatory: listed only when that is reported. */
 static const cl_name_version c_versions[] = {
     {CL_MAKE_VERSION(1, 0, 0), "OpenCL C"},
@@ -74,6 +82,37 @@ static const cl_name_version c_features[] = {
     {CL_MAKE_VERSION(3, 0, 0), "__opencl_c_subgroups"},
 };
 
+/* The image features, reported under KILN_IMAGES=1 only. */
+static const cl_name_version image_features[] = {
+    {CL_MAKE_VERSION(3, 0, 0), "__opencl_c_images"},
+    {CL_MAKE_VERSION(3, 0, 0), "__opencl_c_read_write_images"},
+    {CL_MAKE_VERSION(3, 0, 0), "__opencl_c_3d_image_writes"},
+};
+
+/* Whether KILN_IMAGES=1 was set when first asked (rt_device.h). */
+static bool images_on;
+static pthread_once_t images_once = PTHREAD_ONCE_INIT;
+
+static void read_images(void)
+{
+    const char *env = getenv("KILN_IMAGES");
+    images_on = env && strcmp(env, "1") == 0;
+}
+
+bool kiln_rt_images_enabled(void)
+{
+    if (pthread_once(&images_once, read_images) != 0)
+        abort();
+    return images_on;
+}
+
+size_t kiln_rt_image_max_buffer(cl_device_id d)
+{
+    /* 16 bytes: the largest pixel (CL_RGBA, CL_FLOAT or a 32-bit integer type). */
+    const size_t most = (size_t)1 << 27, fit = (size_t)(d->max_alloc / 16);
+    return fit < most ? fit : most;
+}
+
 /* Whether KILN_DEVICE_ENQUEUE=1 was set when first asked (rt_device.h). */
 static bool devenq_on;
 static pthread_once_t devenq_once = PTHREAD_ONCE_INIT;
@@ -90,22 +129,6 @@ bool kiln_rt_devenq_enabled(void)
     return devenq_on;
 }
 
-/* Whether KILN_IMAGES=1 was set when first asked (rt_device.h). */
-static bool images_on;
-static pthread_once_t images_once = PTHREAD_ONCE_INIT;
-
-static void read_images(void)
-{
-    const char *env = getenv("KILN_IMAGES");
-    images_on = env && strcmp(env, "1") == 0;
-}
-
-bool kiln_rt_images_enabled(void)
-{
-    pthread_once(&images_once, read_images);
-    return images_on;
-}
-
 #define COUNT(a) (sizeof(a) / sizeof((a)[0]))
 
 /* __opencl_c_device_enqueue, reported under KILN_DEVICE_ENQUEUE=1 only (docs/status.md). */
@@ -113,13 +136,14 @@ static const cl_name_version devenq_feature = {CL_MAKE_VERSION(3, 0, 0),
                                                "__opencl_c_device_enqueue"};
 
 /*
- * The reported lists, fixed at the first use: device_exts and, under KILN_FP16=1, fp16_ext;
- * c_features and, under KILN_DEVICE_ENQUEUE=1, devenq_feature.
+ * The reported lists, fixed at the first use: device_exts and, under KILN_FP16=1, fp16_ext,
+ * under KILN_IMAGES=1, image_exts; c_features and, under KILN_DEVICE_ENQUEUE=1,
+ * devenq_feature, under KILN_IMAGES=1, image_features.
  */
 static pthread_once_t language_once = PTHREAD_ONCE_INIT;
-static cl_name_version exts[COUNT(device_exts) + 1];
+static cl_name_version exts[COUNT(device_exts) + 1 + COUNT(image_exts)];
 static size_t num_exts;
-static cl_name_version features[COUNT(c_features) + 1];
+static cl_name_version features[COUNT(c_features) + 1 + COUNT(image_features)];
 static size_t num_features;
 static bool fp16;
 static char exts_string[512], features_string[1024];
@@ -142,11 +166,19 @@ static void language_init(void)
     num_exts = COUNT(device_exts);
     if (fp16)
         exts[num_exts++] = fp16_ext;
+    if (kiln_rt_images_enabled()) {
+        memcpy(exts + num_exts, image_exts, sizeof(image_exts));
+        num_exts += COUNT(image_exts);
+    }
     join_names(exts_string, sizeof(exts_string), exts, num_exts);
     memcpy(features, c_features, sizeof(c_features));
     num_features = COUNT(c_features);
     if (kiln_rt_devenq_enabled())
         features[num_features++] = devenq_feature;
+    if (kiln_rt_images_enabled()) {
+        memcpy(features + num_features, image_features, sizeof(image_features));
+        num_features += COUNT(image_features);
+    }
     join_names(features_string, sizeof(features_string), features, num_features);
 }
 
@@ -253,6 +285,7 @@ cl_int CL_API_CALL clGetDeviceInfo(cl_device_id device, cl_device_info param, si
     const struct kiln_cpu_info *cpu = kiln_cpu_info_get();
     const cl_device_id d = device;
     const bool devenq = kiln_rt_devenq_enabled();
+    const bool images = kiln_rt_images_enabled();
     size_t wi_sizes[3] = {d->max_wg_size, d->max_wg_size, d->max_wg_size};
     const cl_device_partition_property partitions[] = {CL_DEVICE_PARTITION_EQUALLY,
                                                        CL_DEVICE_PARTITION_BY_COUNTS,
@@ -314,11 +347,23 @@ cl_int CL_API_CALL clGetDeviceInfo(cl_device_id device, cl_device_info param, si
         put_u32(&a, 64);
         break;
     case CL_DEVICE_MAX_READ_IMAGE_ARGS:
+        put_u32(&a, images ? KILN_RT_MAX_READ_IMAGE_ARGS : 0);
+        break;
     case CL_DEVICE_MAX_WRITE_IMAGE_ARGS:
+        put_u32(&a, images ? KILN_RT_MAX_WRITE_IMAGE_ARGS : 0);
+        break;
     case CL_DEVICE_MAX_READ_WRITE_IMAGE_ARGS:
+        put_u32(&a, images ? KILN_RT_MAX_READ_WRITE_IMAGE_ARGS : 0);
+        break;
     case CL_DEVICE_MAX_SAMPLERS:
+        put_u32(&a, images ? KILN_RT_MAX_SAMPLERS : 0);
+        break;
     case CL_DEVICE_IMAGE_PITCH_ALIGNMENT:
+        put_u32(&a, images ? KILN_RT_IMAGE_PITCH_ALIGNMENT : 0);
+        break;
     case CL_DEVICE_IMAGE_BASE_ADDRESS_ALIGNMENT:
+        put_u32(&a, images ? KILN_RT_IMAGE_BASE_ALIGNMENT : 0);
+        break;
     case CL_DEVICE_PREFERRED_PLATFORM_ATOMIC_ALIGNMENT:
     case CL_DEVICE_PREFERRED_GLOBAL_ATOMIC_ALIGNMENT:
     case CL_DEVICE_PREFERRED_LOCAL_ATOMIC_ALIGNMENT:
@@ -333,12 +378,18 @@ cl_int CL_API_CALL clGetDeviceInfo(cl_device_id device, cl_device_info param, si
         break;
     case CL_DEVICE_IMAGE2D_MAX_WIDTH:
     case CL_DEVICE_IMAGE2D_MAX_HEIGHT:
+        put_size(&a, images ? KILN_RT_IMAGE2D_MAX : 0);
+        break;
     case CL_DEVICE_IMAGE3D_MAX_WIDTH:
     case CL_DEVICE_IMAGE3D_MAX_HEIGHT:
     case CL_DEVICE_IMAGE3D_MAX_DEPTH:
+        put_size(&a, images ? KILN_RT_IMAGE3D_MAX : 0);
+        break;
     case CL_DEVICE_IMAGE_MAX_BUFFER_SIZE:
+        put_size(&a, images ? kiln_rt_image_max_buffer(d) : 0);
+        break;
     case CL_DEVICE_IMAGE_MAX_ARRAY_SIZE:
-        put_size(&a, 0);
+        put_size(&a, images ? KILN_RT_IMAGE_MAX_ARRAY : 0);
         break;
     case CL_DEVICE_MAX_GLOBAL_VARIABLE_SIZE:
     case CL_DEVICE_GLOBAL_VARIABLE_PREFERRED_TOTAL_SIZE:
@@ -362,6 +413,8 @@ cl_int CL_API_CALL clGetDeviceInfo(cl_device_id device, cl_device_info param, si
         put_u32(&a, KILN_PIPE_MAX_PACKET_SIZE);
         break;
     case CL_DEVICE_IMAGE_SUPPORT:
+        put_u32(&a, images ? CL_TRUE : CL_FALSE);
+        break;
     case CL_DEVICE_ERROR_CORRECTION_SUPPORT:
     case CL_DEVICE_SUB_GROUP_INDEPENDENT_FORWARD_PROGRESS:
         /* a group's work-items, each a sub-group, run one after another */

@@ -49,6 +49,7 @@ static void mem_destroy(struct kiln_object *obj)
     }
     if (m->owns_data)
         free(m->data);
+    free(m->image);
     pthread_mutex_destroy(&m->lock);
     if (m->parent)
         kiln_rt_obj_drop(&m->parent->obj);

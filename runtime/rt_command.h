@@ -120,6 +120,7 @@ struct kiln_rt_command {
     struct kiln_rt_dep inline_deps[KILN_RT_INLINE_DEPS];
     struct kiln_rt_command *next_ready; /* thread-local ready list */
     cl_mem mems[2];                     /* held until completion (copy: src, dst) */
+    void *owned;                        /* malloc'd, freed with it: an image fill's row */
     struct kiln_dev_launch launch;      /* the device's record of the running command */
     union {
         struct kiln_rt_ndrange nd;

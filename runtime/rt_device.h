@@ -69,21 +69,6 @@ extern struct _cl_device_id kiln_rt_device;
 #define KILN_RT_MAX_PARAMETER_SIZE       ((size_t)1024)
 
 /*
- * Image and sampler argument limits (reported under KILN_IMAGES=1), enforced at enqueue like
- * the ones above: clEnqueueNDRangeKernel's CL_OUT_OF_RESOURCES names them as its examples
- * (OpenCL 3.0 §5.10). Each is the full profile's minimum: a CPU has no image units to run
- * out of, and CL_DEVICE_MAX_PARAMETER_SIZE (8 bytes an image) caps a kernel at 128 image
- * arguments anyway. CL_DEVICE_MAX_READ_IMAGE_ARGS counts read_only image arguments,
- * CL_DEVICE_MAX_WRITE_IMAGE_ARGS write_only ones, CL_DEVICE_MAX_READ_WRITE_IMAGE_ARGS
- * read_write ones, CL_DEVICE_MAX_SAMPLERS sampler_t arguments (a sampler written in the
- * source costs nothing at run time: it is a constant).
- */
-#define KILN_RT_MAX_READ_IMAGE_ARGS       128u
-#define KILN_RT_MAX_WRITE_IMAGE_ARGS      64u
-#define KILN_RT_MAX_READ_WRITE_IMAGE_ARGS 64u
-#define KILN_RT_MAX_SAMPLERS              16u
-
-/*
  * Device-side enqueue (OpenCL 3.0 §5.1, "On-device command-queues") is built in parts: the host
  * API of device queues is here, the scheduler's device queue and the kernel builtins are not
  * yet. Until every part passes its tests the device reports none of it, unless the development
@@ -108,17 +93,42 @@ extern struct _cl_device_id kiln_rt_device;
 #define KILN_RT_DEVQ_MAX_QUEUES     4u
 #define KILN_RT_DEVQ_MAX_EVENTS     KILN_DEV_MAX_ON_DEVICE_EVENTS
 
-/* True when KILN_DEVICE_ENQUEUE=1: the device reports device-side queues (above). */
 /* CL_KERNEL_PREFERRED_WORK_GROUP_SIZE_MULTIPLE of every kernel. */
 #define KILN_RT_WG_MULTIPLE 16
 
+/* True when KILN_DEVICE_ENQUEUE=1: the device reports device-side queues (above). */
 bool kiln_rt_devenq_enabled(void);
+
 /*
- * Images and samplers are built in parts; until every part passes its tests the device
- * reports none of it, unless the development switch KILN_IMAGES=1 is set (read once;
- * docs/envvars.md). True when it is.
+ * Images (OpenCL 3.0 §5.3) are built in parts (docs/images.md). Until every part passes its
+ * tests the device reports none of it, unless the development switch KILN_IMAGES=1 is set
+ * (read once; docs/envvars.md). With it the device reports CL_DEVICE_IMAGE_SUPPORT, the image
+ * extensions and features and these limits, the full profile's minimums except where a CPU
+ * has no reason to stop there:
+ *
+ * - 128 read, 64 write and 64 read-write image arguments, 16 samplers: the minimums; an image
+ *   argument is a pointer like a buffer's, so the numbers only bound what a kernel may name;
+ * - 2D images 16384 x 16384, 3D 2048^3, arrays of 2048 layers: the minimums (an image's
+ *   bytes are further bounded by CL_DEVICE_MAX_MEM_ALLOC_SIZE, CL_INVALID_IMAGE_SIZE);
+ * - 1D image buffers of 2^27 pixels, or fewer where CL_DEVICE_MAX_MEM_ALLOC_SIZE would not
+ *   hold that many 16-byte pixels (kiln_rt_image_max_buffer);
+ * - pitch and base address alignment of 1 pixel: a row of a 2D image from a buffer may start
+ *   at any whole pixel (the kernel library never needs more than the pixel's own alignment).
  */
+#define KILN_RT_MAX_READ_IMAGE_ARGS       128u
+#define KILN_RT_MAX_WRITE_IMAGE_ARGS      64u
+#define KILN_RT_MAX_READ_WRITE_IMAGE_ARGS 64u
+#define KILN_RT_MAX_SAMPLERS              16u
+#define KILN_RT_IMAGE2D_MAX               ((size_t)16384)
+#define KILN_RT_IMAGE3D_MAX               ((size_t)2048)
+#define KILN_RT_IMAGE_MAX_ARRAY           ((size_t)2048)
+#define KILN_RT_IMAGE_PITCH_ALIGNMENT     1u
+#define KILN_RT_IMAGE_BASE_ALIGNMENT      1u
+
+/* True when KILN_IMAGES=1: the device reports images (above). */
 bool kiln_rt_images_enabled(void);
+/* CL_DEVICE_IMAGE_MAX_BUFFER_SIZE of `d`, in pixels. */
+size_t kiln_rt_image_max_buffer(cl_device_id d);
 
 cl_int kiln_rt_check_platform(cl_platform_id p);
 /* The affinity domains `d` can be partitioned by (CL_DEVICE_PARTITION_AFFINITY_DOMAIN). */
