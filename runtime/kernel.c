@@ -4,8 +4,9 @@
  * clGetKernelWorkGroupInfo, clEnqueueNDRangeKernel, clEnqueueTask, clCloneKernel).
  *
  * Arguments are snapshotted at enqueue (OpenCL 3.0 §5.9.2: changing an argument
- * after enqueue does not affect that launch): buffer data pointers, __local offsets
- * and by-value bytes are copied into the command, laid out as kiln_abi.h describes.
+ * after enqueue does not affect that launch): buffer data pointers, image descriptors,
+ * sampler bits, __local offsets and by-value bytes are copied into the command, laid out
+ * as kiln_abi.h describes.
  */
 #include "rt_program.h"
 #include "rt_command.h"
@@ -212,9 +213,9 @@ static cl_int check_packet_type(const struct kiln_cc_arg *a, cl_mem pipe, cl_uin
 /*
  * The image argument types (Clang's kernel_arg_type) and the image each takes: OpenCL 3.0
  * §5.9.2 names the memory object type for each, and for the depth types the channel order
- * CL_DEPTH. A CL_DEPTH image is refused by the other types as well: cl_khr_depth_images
- * reads and writes depth images only through the depth types, and the kernel library's
- * image2d_t builtins expect four channels' worth of format.
+ * CL_DEPTH. A CL_DEPTH image is refused by the other types as well (§5.9.2 pairs CL_DEPTH
+ * with the depth types only), so a depth image is never read through a type whose builtins
+ * return four channels.
  */
 static const struct {
     const char *name;
