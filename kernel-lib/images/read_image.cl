@@ -1,0 +1,45 @@
+/*
+ * The sampler-less reads (OpenCL C 3.0 §6.15.15.2): read_imagef, read_imagei,
+ * read_imageui and read_imageh with integer coordinates, for every image type that has
+ * them and the read_only and read_write access qualifiers. They read as a sampler with
+ * CLK_NORMALIZED_COORDS_FALSE | CLK_ADDRESS_NONE | CLK_FILTER_NEAREST would. A
+ * coordinate outside the image is undefined behaviour by the specification; here it
+ * reads nothing and returns the border colour of CLK_ADDRESS_CLAMP.
+ */
+#include "kiln_image_lib.h"
+
+#define READ_FORM(R, NAME, SUFFIX, T, S, C, ACCESS)                                                \
+    R KILN_OVERLOAD NAME(ACCESS T image, C coord)                                                  \
+    {                                                                                              \
+        kiln_image_desc_t d = kiln_image_desc(image);                                              \
+        int x = KILN_IMAGE_X_##S(coord), y = KILN_IMAGE_Y_##S(coord), z = KILN_IMAGE_Z_##S(coord); \
+        if (kiln_texel_in_range(d, x, y, z))                                                       \
+            return kiln_texel_##SUFFIX(d, x, y, z);                                                \
+        return kiln_texel_border_##SUFFIX(d);                                                      \
+    }
+
+#define READ_COLOUR(T, S, C)                                                                       \
+    READ_FORM(float4, read_imagef, f, T, S, C, read_only)                                          \
+    READ_FORM(float4, read_imagef, f, T, S, C, read_write)                                         \
+    READ_FORM(int4, read_imagei, i, T, S, C, read_only)                                            \
+    READ_FORM(int4, read_imagei, i, T, S, C, read_write)                                           \
+    READ_FORM(uint4, read_imageui, ui, T, S, C, read_only)                                         \
+    READ_FORM(uint4, read_imageui, ui, T, S, C, read_write)                                        \
+    READ_FORM(half4, read_imageh, h, T, S, C, read_only)                                           \
+    READ_FORM(half4, read_imageh, h, T, S, C, read_write)
+KILN_IMAGE_COLOUR_TYPES(READ_COLOUR)
+
+/* A depth image reads one float, the depth (the texel functions' r). */
+#define READ_DEPTH_FORM(T, S, C, ACCESS)                                                           \
+    float KILN_OVERLOAD read_imagef(ACCESS T image, C coord)                                       \
+    {                                                                                              \
+        kiln_image_desc_t d = kiln_image_desc(image);                                              \
+        int x = KILN_IMAGE_X_##S(coord), y = KILN_IMAGE_Y_##S(coord), z = KILN_IMAGE_Z_##S(coord); \
+        if (kiln_texel_in_range(d, x, y, z))                                                       \
+            return kiln_texel_f(d, x, y, z).x;                                                     \
+        return kiln_texel_border_f(d).x;                                                           \
+    }
+#define READ_DEPTH(T, S, C)                                                                        \
+    READ_DEPTH_FORM(T, S, C, read_only)                                                            \
+    READ_DEPTH_FORM(T, S, C, read_write)
+KILN_IMAGE_DEPTH_TYPES(READ_DEPTH)
