@@ -14,6 +14,7 @@
  */
 #include "kiln_image_lib.h"
 #include "kiln_conv.h"
+#include "srgb_table.h"
 
 bool kiln_texel_in_range(kiln_image_desc_t d, int x, int y, int z)
 {
@@ -222,19 +223,11 @@ static bool is_srgb(uint order)
 
 /*
  * The sRGB transfer functions (OpenCL C 3.0, "Conversion rules for sRGBA and sBGRA
- * images"), on r, g and b; alpha is linear. decode: c / 12.92 up to 0.04045, else
- * ((c + 0.055) / 1.055)^2.4. encode: NaN and negative to 0, above 1 to 1, 12.92 c below
- * 0.0031308, else 1.055 c^(1/2.4) - 0.055.
+ * images") on r, g and b; alpha is linear. Decoding: c / 12.92 up to c = 0.04045, else
+ * ((c + 0.055) / 1.055)^2.4; sRGB images are CL_UNORM_INT8 only, so a read looks the
+ * code up in srgb_table.h, correctly rounded. Encoding: NaN and negative to 0, above 1
+ * to 1, 12.92 c below 0.0031308, else 1.055 c^(1/2.4) - 0.055 through powr.
  */
-static float4 srgb_decode(float4 c)
-{
-    float4 lin = c / 12.92f;
-    float4 curve = powr((c + 0.055f) / 1.055f, 2.4f);
-    float4 r = c <= 0.04045f ? lin : curve;
-    r.w = c.w;
-    return r;
-}
-
 static float4 srgb_encode(float4 c)
 {
     float4 v = KILN_EMIN(KILN_EMAX(c, (float4)0.0f), (float4)1.0f); /* NaN -> 0 */
@@ -253,6 +246,13 @@ static int4 sext(uint4 raw, int shift)
 float4 kiln_texel_raw_f(kiln_image_desc_t d, uint4 raw)
 {
     float4 s;
+    if (is_srgb(d->order)) {
+        /* Stored channel 3 is alpha (sRGBA, sBGRA) or padding. */
+        uint4 k = raw & 0xffu;
+        s = (float4)(kiln_srgb_table[k.x], kiln_srgb_table[k.y], kiln_srgb_table[k.z],
+                     (float)k.w / 255.0f);
+        return swizzle_f(d->order, s);
+    }
     switch (d->data_type) {
     case KILN_CL_UNORM_INT8:
         s = convert_float4(raw) / 255.0f;
@@ -299,8 +299,7 @@ float4 kiln_texel_raw_f(kiln_image_desc_t d, uint4 raw)
         s = as_float4(raw);
         break;
     }
-    float4 c = swizzle_f(d->order, s);
-    return is_srgb(d->order) ? srgb_decode(c) : c;
+    return swizzle_f(d->order, s);
 }
 
 int4 kiln_texel_raw_i(kiln_image_desc_t d, uint4 raw)
@@ -383,7 +382,9 @@ static uint4 unorm(float4 f, float4 scale)
 /* convert_<int>_sat_rte(f * scale) into [-scale - 1, scale]; NaN becomes 0. */
 static uint4 snorm(float4 f, float scale)
 {
-    float4 v = KILN_EMIN(KILN_EMAX(f * scale, (float4)(-scale - 1.0f)), (float4)scale);
+    float4 p = f * scale;
+    float4 v = KILN_EMIN(KILN_EMAX(p, (float4)(-scale - 1.0f)), (float4)scale);
+    v = p == p ? v : 0.0f; /* maxNum would make NaN the lower bound */
     return as_uint4(convert_int4(__builtin_elementwise_roundeven(v)));
 }
 
