@@ -940,9 +940,190 @@ static int test_images_read_write(void)
     return read_all("read_write", "read_write");
 }
 
+/* get_image_*: every query of every type and access against the descriptor's fields. */
+static int test_images_query(void)
+{
+    static const char *const access[] = {"read_only", "write_only", "read_write"};
+    size_t cap = 1 << 15, len = 0;
+    char *src = malloc(cap);
+    CHECK(src);
+    for (size_t a = 0; a < 3; a++)
+        for (size_t t = 0; t < NUM_ITYPES; t++) {
+            const struct itype *it = &itypes[t];
+            bool two =
+                it->cl_type == CL_MEM_OBJECT_IMAGE2D || it->cl_type == CL_MEM_OBJECT_IMAGE2D_ARRAY;
+            bool three = it->cl_type == CL_MEM_OBJECT_IMAGE3D;
+            len += (size_t)snprintf(src + len, cap - len,
+                                    "kernel void q%zu_%s(%s %s img, global int *o)\n{\n"
+                                    "    o[0] = get_image_width(img);\n"
+                                    "    o[1] = get_image_channel_data_type(img);\n"
+                                    "    o[2] = get_image_channel_order(img);\n"
+                                    "    %s\n    %s\n    %s\n    %s\n}\n",
+                                    a, it->suffix, access[a], it->type,
+                                    two || three ? "o[3] = get_image_height(img);" : "",
+                                    three ? "o[4] = get_image_depth(img);" : "",
+                                    two     ? "vstore2(get_image_dim(img), 0, o + 5);"
+                                    : three ? "vstore4(get_image_dim(img), 0, o + 5);"
+                                            : "",
+                                    it->array ? "o[9] = (int)get_image_array_size(img);" : "");
+            CHECK(len < cap);
+        }
+    struct kiln_cc_program *p = ct_build_ok(src, "-cl-std=CL3.0");
+    free(src);
+    CHECK(p);
+    for (size_t a = 0; a < 3; a++)
+        for (size_t t = 0; t < NUM_ITYPES; t++) {
+            const struct itype *it = &itypes[t];
+            char name[64];
+            snprintf(name, sizeof name, "q%zu_%s", a, it->suffix);
+            const struct kiln_cc_kernel *k = ct_find_kernel(p, name);
+            CHECK(k);
+            struct kiln_image d;
+            memset(&d, 0, sizeof d);
+            bool two =
+                it->cl_type == CL_MEM_OBJECT_IMAGE2D || it->cl_type == CL_MEM_OBJECT_IMAGE2D_ARRAY;
+            bool three = it->cl_type == CL_MEM_OBJECT_IMAGE3D;
+            d.type = it->cl_type;
+            d.order = it->depth ? CL_DEPTH : CL_BGRA;
+            d.data_type = it->depth ? CL_UNORM_INT16 : CL_SNORM_INT16;
+            d.width = 1000 + (int)t;
+            d.height = two || three ? 700 + (int)t : 1;
+            d.depth = three ? 300 + (int)t : 1;
+            d.array_size = it->array ? 2000 + (int)t : 1;
+            int out[10];
+            for (int i = 0; i < 10; i++)
+                out[i] = -7;
+            const struct kiln_image *dp = &d;
+            int *op = out;
+            void *args[] = {&dp, &op};
+            size_t off = 0, one = 1;
+            ct_run_ndrange(k, args, 1, &off, &one, &one, NULL);
+            CHECK(out[0] == d.width);
+            CHECK(out[1] == (int)d.data_type && out[2] == (int)d.order);
+            CHECK(out[3] == (two || three ? d.height : -7));
+            CHECK(out[4] == (three ? d.depth : -7));
+            CHECK(out[5] == (two || three ? d.width : -7));
+            CHECK(out[6] == (two || three ? d.height : -7));
+            CHECK(out[7] == (three ? d.depth : -7));
+            CHECK(out[8] == (three ? 0 : -7));
+            CHECK(out[9] == (it->array ? d.array_size : -7));
+        }
+    ct_cc->destroy(p);
+    return 0;
+}
+
+/*
+ * Every half through a CL_RGBA CL_HALF_FLOAT 2D image, 256 x 64 pixels: write_imageh
+ * stores each bit pattern unchanged, read_imageh returns it unchanged, read_imagef
+ * returns its exact float value, and write_imagef of that float stores the half back
+ * (NaNs as NaNs).
+ */
+static int test_images_half(void)
+{
+    static const char src[] = "#pragma OPENCL EXTENSION cl_khr_fp16 : enable\n"
+                              "kernel void wh(write_only image2d_t img, global const half4 *in)\n"
+                              "{ int x = get_global_id(0), y = get_global_id(1);\n"
+                              "  write_imageh(img, (int2)(x, y), in[y * 256 + x]); }\n"
+                              "kernel void rh(read_only image2d_t img, global half4 *out)\n"
+                              "{ int x = get_global_id(0), y = get_global_id(1);\n"
+                              "  out[y * 256 + x] = read_imageh(img, (int2)(x, y)); }\n"
+                              "kernel void wf(write_only image2d_t img, global const float4 *in)\n"
+                              "{ int x = get_global_id(0), y = get_global_id(1);\n"
+                              "  write_imagef(img, (int2)(x, y), in[y * 256 + x]); }\n"
+                              "kernel void rf(read_only image2d_t img, global float4 *out)\n"
+                              "{ int x = get_global_id(0), y = get_global_id(1);\n"
+                              "  out[y * 256 + x] = read_imagef(img, (int2)(x, y)); }\n";
+    struct kiln_cc_program *p = ct_build_ok(src, "-cl-std=CL3.0");
+    CHECK(p);
+    const struct kiln_cc_kernel *wh = ct_find_kernel(p, "wh"), *rh = ct_find_kernel(p, "rh");
+    const struct kiln_cc_kernel *wf = ct_find_kernel(p, "wf"), *rf = ct_find_kernel(p, "rf");
+    CHECK(wh && rh && wf && rf);
+    enum { W = 256, H = 64, N = W * H * 4 };
+    uint16_t *bits = malloc(N * 2), *img = malloc(N * 2), *hout = malloc(N * 2);
+    float *fout = malloc(N * 4);
+    CHECK(bits && img && hout && fout);
+    for (uint32_t i = 0; i < N; i++)
+        bits[i] = (uint16_t)(i * 40503u); /* odd multiplier: every pattern once, mixed */
+    struct kiln_image d;
+    memset(&d, 0, sizeof d);
+    d.data = (unsigned char *)img;
+    d.type = CL_MEM_OBJECT_IMAGE2D;
+    d.order = CL_RGBA;
+    d.data_type = CL_HALF_FLOAT;
+    d.elem_size = 8;
+    d.num_channels = 4;
+    d.width = W;
+    d.height = H;
+    d.depth = 1;
+    d.array_size = 1;
+    d.row_pitch = W * 8;
+    const struct kiln_image *dp = &d;
+    size_t off[2] = {0, 0}, gs[2] = {W, H}, ls[2] = {16, 4};
+    void *buf = bits;
+    void *args[] = {&dp, &buf};
+    memset(img, 0, N * 2);
+    ct_run_ndrange(wh, args, 2, off, gs, ls, NULL);
+    for (uint32_t i = 0; i < N; i++)
+        CHECK(img[i] == bits[i]);
+    buf = hout;
+    ct_run_ndrange(rh, args, 2, off, gs, ls, NULL);
+    for (uint32_t i = 0; i < N; i++)
+        CHECK(hout[i] == bits[i]);
+    buf = fout;
+    ct_run_ndrange(rf, args, 2, off, gs, ls, NULL);
+    for (uint32_t i = 0; i < N; i++) {
+        float want = half_to_float(bits[i]);
+        CHECK(isnan(want) ? isnan(fout[i]) : memcmp(&fout[i], &want, 4) == 0);
+    }
+    memset(img, 0, N * 2);
+    ct_run_ndrange(wf, args, 2, off, gs, ls, NULL);
+    for (uint32_t i = 0; i < N; i++) {
+        bool nan = (bits[i] & 0x7fff) > 0x7c00;
+        CHECK(nan ? (img[i] & 0x7fff) > 0x7c00 : img[i] == bits[i]);
+    }
+    free(bits);
+    free(img);
+    free(hout);
+    free(fout);
+    ct_cc->destroy(p);
+    return 0;
+}
+
+/*
+ * A copy kernel through read_imagef and write_imagef inlines to a work-group function
+ * that calls nothing: the descriptor accessor and every texel function are gone.
+ */
+static int test_images_no_calls(void)
+{
+    static const char src[] = "kernel void copy(read_only image2d_t in, write_only image2d_t out)\n"
+                              "{\n"
+                              "    int2 c = (int2)(get_global_id(0), get_global_id(1));\n"
+                              "    write_imagef(out, c, read_imagef(in, c));\n"
+                              "}\n";
+    char *ir = ct_dumped_ir(src, "-cl-std=CL3.0", "optimized");
+    CHECK(ir);
+    char *fn = ct_wg_function(ir, "copy");
+    CHECK(fn);
+    /* Calls of LLVM intrinsics (roundeven, maxnum, ...) are instructions, not calls. */
+    for (const char *call = strstr(fn, "call "); call; call = strstr(call + 1, "call ")) {
+        const char *at = strchr(call, '@'), *eol = strchr(call, '\n');
+        bool intrinsic = at && (!eol || at < eol) && strncmp(at + 1, "llvm.", 5) == 0;
+        if (!intrinsic)
+            fprintf(stderr, "left: %.120s\n", call);
+        CHECK(intrinsic);
+    }
+    CHECK(!strstr(fn, "__kiln_image_desc") && !strstr(fn, "kiln_texel"));
+    free(fn);
+    free(ir);
+    return 0;
+}
+
 const struct ct_test ct_tests[] = {
     {"images_write", test_images_write},
     {"images_read", test_images_read},
     {"images_read_write", test_images_read_write},
+    {"images_query", test_images_query},
+    {"images_half", test_images_half},
+    {"images_no_calls", test_images_no_calls},
 };
 const size_t ct_num_tests = sizeof(ct_tests) / sizeof(ct_tests[0]);
