@@ -7,36 +7,36 @@
  */
 #include "kiln_image_lib.h"
 
-#define QUERY_ACCESS(R, NAME, T, ACCESS, EXPR)                                                     \
+#define KILN_QUERY_ACCESS(R, NAME, T, ACCESS, EXPR)                                                \
     R KILN_OVERLOAD NAME(ACCESS T image)                                                           \
     {                                                                                              \
         kiln_image_desc_t d = kiln_image_desc(image);                                              \
         return EXPR;                                                                               \
     }
-#define QUERY(R, NAME, T, EXPR)                                                                    \
-    QUERY_ACCESS(R, NAME, T, read_only, EXPR)                                                      \
-    QUERY_ACCESS(R, NAME, T, write_only, EXPR)                                                     \
-    QUERY_ACCESS(R, NAME, T, read_write, EXPR)
+#define KILN_QUERY(R, NAME, T, EXPR)                                                               \
+    KILN_QUERY_ACCESS(R, NAME, T, read_only, EXPR)                                                 \
+    KILN_QUERY_ACCESS(R, NAME, T, write_only, EXPR)                                                \
+    KILN_QUERY_ACCESS(R, NAME, T, read_write, EXPR)
 
-#define QUERY_ALL(T, S, C)                                                                         \
-    QUERY(int, get_image_width, T, d->width)                                                       \
-    QUERY(int, get_image_channel_data_type, T, (int)d->data_type)                                  \
-    QUERY(int, get_image_channel_order, T, (int)d->order)
-KILN_IMAGE_TYPES(QUERY_ALL)
+#define KILN_QUERY_ALL(T, S, C)                                                                    \
+    KILN_QUERY(int, get_image_width, T, d->width)                                                  \
+    KILN_QUERY(int, get_image_channel_data_type, T, (int)d->data_type)                             \
+    KILN_QUERY(int, get_image_channel_order, T, (int)d->order)
+KILN_IMAGE_TYPES(KILN_QUERY_ALL)
 
 /* Types with a height and a two-component get_image_dim. */
-#define QUERY_2D(T)                                                                                \
-    QUERY(int, get_image_height, T, d->height)                                                     \
-    QUERY(int2, get_image_dim, T, (int2)(d->width, d->height))
-QUERY_2D(image2d_t)
-QUERY_2D(image2d_array_t)
-QUERY_2D(image2d_depth_t)
-QUERY_2D(image2d_array_depth_t)
+#define KILN_QUERY_2D(T)                                                                           \
+    KILN_QUERY(int, get_image_height, T, d->height)                                                \
+    KILN_QUERY(int2, get_image_dim, T, (int2)(d->width, d->height))
+KILN_QUERY_2D(image2d_t)
+KILN_QUERY_2D(image2d_array_t)
+KILN_QUERY_2D(image2d_depth_t)
+KILN_QUERY_2D(image2d_array_depth_t)
 
-QUERY(int, get_image_height, image3d_t, d->height)
-QUERY(int, get_image_depth, image3d_t, d->depth)
-QUERY(int4, get_image_dim, image3d_t, (int4)(d->width, d->height, d->depth, 0))
+KILN_QUERY(int, get_image_height, image3d_t, d->height)
+KILN_QUERY(int, get_image_depth, image3d_t, d->depth)
+KILN_QUERY(int4, get_image_dim, image3d_t, (int4)(d->width, d->height, d->depth, 0))
 
-QUERY(size_t, get_image_array_size, image1d_array_t, (size_t)d->array_size)
-QUERY(size_t, get_image_array_size, image2d_array_t, (size_t)d->array_size)
-QUERY(size_t, get_image_array_size, image2d_array_depth_t, (size_t)d->array_size)
+KILN_QUERY(size_t, get_image_array_size, image1d_array_t, (size_t)d->array_size)
+KILN_QUERY(size_t, get_image_array_size, image2d_array_t, (size_t)d->array_size)
+KILN_QUERY(size_t, get_image_array_size, image2d_array_depth_t, (size_t)d->array_size)

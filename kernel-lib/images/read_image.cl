@@ -8,7 +8,7 @@
  */
 #include "kiln_image_lib.h"
 
-#define READ_FORM(R, NAME, SUFFIX, T, S, C, ACCESS)                                                \
+#define KILN_READ_FORM(R, NAME, SUFFIX, T, S, C, ACCESS)                                           \
     R KILN_OVERLOAD NAME(ACCESS T image, C coord)                                                  \
     {                                                                                              \
         kiln_image_desc_t d = kiln_image_desc(image);                                              \
@@ -18,19 +18,19 @@
         return kiln_texel_border_##SUFFIX(d);                                                      \
     }
 
-#define READ_COLOUR(T, S, C)                                                                       \
-    READ_FORM(float4, read_imagef, f, T, S, C, read_only)                                          \
-    READ_FORM(float4, read_imagef, f, T, S, C, read_write)                                         \
-    READ_FORM(int4, read_imagei, i, T, S, C, read_only)                                            \
-    READ_FORM(int4, read_imagei, i, T, S, C, read_write)                                           \
-    READ_FORM(uint4, read_imageui, ui, T, S, C, read_only)                                         \
-    READ_FORM(uint4, read_imageui, ui, T, S, C, read_write)                                        \
-    READ_FORM(half4, read_imageh, h, T, S, C, read_only)                                           \
-    READ_FORM(half4, read_imageh, h, T, S, C, read_write)
-KILN_IMAGE_COLOUR_TYPES(READ_COLOUR)
+#define KILN_READ_COLOUR(T, S, C)                                                                  \
+    KILN_READ_FORM(float4, read_imagef, f, T, S, C, read_only)                                     \
+    KILN_READ_FORM(float4, read_imagef, f, T, S, C, read_write)                                    \
+    KILN_READ_FORM(int4, read_imagei, i, T, S, C, read_only)                                       \
+    KILN_READ_FORM(int4, read_imagei, i, T, S, C, read_write)                                      \
+    KILN_READ_FORM(uint4, read_imageui, ui, T, S, C, read_only)                                    \
+    KILN_READ_FORM(uint4, read_imageui, ui, T, S, C, read_write)                                   \
+    KILN_READ_FORM(half4, read_imageh, h, T, S, C, read_only)                                      \
+    KILN_READ_FORM(half4, read_imageh, h, T, S, C, read_write)
+KILN_IMAGE_COLOUR_TYPES(KILN_READ_COLOUR)
 
 /* A depth image reads one float, the depth (the texel functions' r). */
-#define READ_DEPTH_FORM(T, S, C, ACCESS)                                                           \
+#define KILN_READ_DEPTH_FORM(T, S, C, ACCESS)                                                      \
     float KILN_OVERLOAD read_imagef(ACCESS T image, C coord)                                       \
     {                                                                                              \
         kiln_image_desc_t d = kiln_image_desc(image);                                              \
@@ -39,7 +39,7 @@ KILN_IMAGE_COLOUR_TYPES(READ_COLOUR)
             return kiln_texel_f(d, x, y, z).x;                                                     \
         return kiln_texel_border_f(d).x;                                                           \
     }
-#define READ_DEPTH(T, S, C)                                                                        \
-    READ_DEPTH_FORM(T, S, C, read_only)                                                            \
-    READ_DEPTH_FORM(T, S, C, read_write)
-KILN_IMAGE_DEPTH_TYPES(READ_DEPTH)
+#define KILN_READ_DEPTH(T, S, C)                                                                   \
+    KILN_READ_DEPTH_FORM(T, S, C, read_only)                                                       \
+    KILN_READ_DEPTH_FORM(T, S, C, read_write)
+KILN_IMAGE_DEPTH_TYPES(KILN_READ_DEPTH)

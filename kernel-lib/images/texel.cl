@@ -30,13 +30,13 @@ static __global uchar *pixel(kiln_image_desc_t d, int x, int y, int z)
 }
 
 /* The first n channels of type T at p, widened to uint; only those n are read. */
-#define LOAD_CHANNELS(T, p, n)                                                                     \
+#define KILN_LOAD_CHANNELS(T, p, n)                                                                \
     ((uint4)((uint)((const __global T *)(p))[0],                                                   \
              (n) > 1 ? (uint)((const __global T *)(p))[1] : 0u,                                    \
              (n) > 2 ? (uint)((const __global T *)(p))[2] : 0u,                                    \
              (n) > 3 ? (uint)((const __global T *)(p))[3] : 0u))
 
-#define STORE_CHANNELS(T, p, n, v)                                                                 \
+#define KILN_STORE_CHANNELS(T, p, n, v)                                                            \
     do {                                                                                           \
         __global T *q_ = (__global T *)(p);                                                        \
         q_[0] = (T)(v).x;                                                                          \
@@ -58,13 +58,13 @@ uint4 kiln_texel_load_raw(kiln_image_desc_t d, int x, int y, int z)
     case KILN_CL_UNORM_INT8:
     case KILN_CL_SIGNED_INT8:
     case KILN_CL_UNSIGNED_INT8:
-        return LOAD_CHANNELS(uchar, p, n);
+        return KILN_LOAD_CHANNELS(uchar, p, n);
     case KILN_CL_SNORM_INT16:
     case KILN_CL_UNORM_INT16:
     case KILN_CL_SIGNED_INT16:
     case KILN_CL_UNSIGNED_INT16:
     case KILN_CL_HALF_FLOAT:
-        return LOAD_CHANNELS(ushort, p, n);
+        return KILN_LOAD_CHANNELS(ushort, p, n);
     case KILN_CL_UNORM_SHORT_565:
         w = *(const __global ushort *)p;
         return (uint4)(w >> 11, (w >> 5) & 0x3f, w & 0x1f, 0);
@@ -78,7 +78,7 @@ uint4 kiln_texel_load_raw(kiln_image_desc_t d, int x, int y, int z)
         w = *(const __global uint *)p;
         return (uint4)(w >> 22, (w >> 12) & 0x3ff, (w >> 2) & 0x3ff, w & 3);
     default: /* 32-bit channels: SIGNED_INT32, UNSIGNED_INT32, FLOAT */
-        return LOAD_CHANNELS(uint, p, n);
+        return KILN_LOAD_CHANNELS(uint, p, n);
     }
 }
 
@@ -91,14 +91,14 @@ void kiln_texel_store_raw(kiln_image_desc_t d, int x, int y, int z, uint4 raw)
     case KILN_CL_UNORM_INT8:
     case KILN_CL_SIGNED_INT8:
     case KILN_CL_UNSIGNED_INT8:
-        STORE_CHANNELS(uchar, p, n, raw);
+        KILN_STORE_CHANNELS(uchar, p, n, raw);
         break;
     case KILN_CL_SNORM_INT16:
     case KILN_CL_UNORM_INT16:
     case KILN_CL_SIGNED_INT16:
     case KILN_CL_UNSIGNED_INT16:
     case KILN_CL_HALF_FLOAT:
-        STORE_CHANNELS(ushort, p, n, raw);
+        KILN_STORE_CHANNELS(ushort, p, n, raw);
         break;
     case KILN_CL_UNORM_SHORT_565:
         *(__global ushort *)p =
@@ -116,7 +116,7 @@ void kiln_texel_store_raw(kiln_image_desc_t d, int x, int y, int z, uint4 raw)
                               ((raw.z & 0x3ff) << 2) | (raw.w & 3);
         break;
     default:
-        STORE_CHANNELS(uint, p, n, raw);
+        KILN_STORE_CHANNELS(uint, p, n, raw);
         break;
     }
 }
@@ -125,7 +125,7 @@ void kiln_texel_store_raw(kiln_image_desc_t d, int x, int y, int z, uint4 raw)
  * The stored channels s (memory order) in (r, g, b, a) order, `one` for a missing alpha:
  * the same mapping for every result type.
  */
-#define SWIZZLE(T, order, s, one)                                                                  \
+#define KILN_SWIZZLE(T, order, s, one)                                                             \
     switch (order) {                                                                               \
     case KILN_CL_R:                                                                                \
     case KILN_CL_Rx:                                                                               \
@@ -158,8 +158,8 @@ void kiln_texel_store_raw(kiln_image_desc_t d, int x, int y, int z, uint4 raw)
         return (s);                                                                                \
     }
 
-/* The stored channels of colour c (r, g, b, a), the inverse of SWIZZLE; padding gets 0. */
-#define UNSWIZZLE(T, order, c)                                                                     \
+/* The stored channels of colour c (r, g, b, a), the inverse of KILN_SWIZZLE; padding gets 0. */
+#define KILN_UNSWIZZLE(T, order, c)                                                                \
     switch (order) {                                                                               \
     case KILN_CL_R:                                                                                \
     case KILN_CL_Rx:                                                                               \
@@ -192,27 +192,27 @@ void kiln_texel_store_raw(kiln_image_desc_t d, int x, int y, int z, uint4 raw)
 
 static float4 swizzle_f(uint order, float4 s)
 {
-    SWIZZLE(float4, order, s, 1.0f)
+    KILN_SWIZZLE(float4, order, s, 1.0f)
 }
 static int4 swizzle_i(uint order, int4 s)
 {
-    SWIZZLE(int4, order, s, 1)
+    KILN_SWIZZLE(int4, order, s, 1)
 }
 static uint4 swizzle_ui(uint order, uint4 s, uint one)
 {
-    SWIZZLE(uint4, order, s, one)
+    KILN_SWIZZLE(uint4, order, s, one)
 }
 static float4 unswizzle_f(uint order, float4 c)
 {
-    UNSWIZZLE(float4, order, c)
+    KILN_UNSWIZZLE(float4, order, c)
 }
 static int4 unswizzle_i(uint order, int4 c)
 {
-    UNSWIZZLE(int4, order, c)
+    KILN_UNSWIZZLE(int4, order, c)
 }
 static uint4 unswizzle_ui(uint order, uint4 c)
 {
-    UNSWIZZLE(uint4, order, c)
+    KILN_UNSWIZZLE(uint4, order, c)
 }
 
 static bool is_srgb(uint order)

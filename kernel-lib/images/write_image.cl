@@ -7,7 +7,7 @@
  */
 #include "kiln_image_lib.h"
 
-#define WRITE_FORM(NAME, SUFFIX, V, T, S, C, ACCESS)                                               \
+#define KILN_WRITE_FORM(NAME, SUFFIX, V, T, S, C, ACCESS)                                          \
     void KILN_OVERLOAD NAME(ACCESS T image, C coord, V color)                                      \
     {                                                                                              \
         kiln_image_desc_t d = kiln_image_desc(image);                                              \
@@ -16,19 +16,19 @@
             kiln_texel_store_##SUFFIX(d, x, y, z, color);                                          \
     }
 
-#define WRITE_COLOUR(T, S, C)                                                                      \
-    WRITE_FORM(write_imagef, f, float4, T, S, C, write_only)                                       \
-    WRITE_FORM(write_imagef, f, float4, T, S, C, read_write)                                       \
-    WRITE_FORM(write_imagei, i, int4, T, S, C, write_only)                                         \
-    WRITE_FORM(write_imagei, i, int4, T, S, C, read_write)                                         \
-    WRITE_FORM(write_imageui, ui, uint4, T, S, C, write_only)                                      \
-    WRITE_FORM(write_imageui, ui, uint4, T, S, C, read_write)                                      \
-    WRITE_FORM(write_imageh, h, half4, T, S, C, write_only)                                        \
-    WRITE_FORM(write_imageh, h, half4, T, S, C, read_write)
-KILN_IMAGE_COLOUR_TYPES(WRITE_COLOUR)
+#define KILN_WRITE_COLOUR(T, S, C)                                                                 \
+    KILN_WRITE_FORM(write_imagef, f, float4, T, S, C, write_only)                                  \
+    KILN_WRITE_FORM(write_imagef, f, float4, T, S, C, read_write)                                  \
+    KILN_WRITE_FORM(write_imagei, i, int4, T, S, C, write_only)                                    \
+    KILN_WRITE_FORM(write_imagei, i, int4, T, S, C, read_write)                                    \
+    KILN_WRITE_FORM(write_imageui, ui, uint4, T, S, C, write_only)                                 \
+    KILN_WRITE_FORM(write_imageui, ui, uint4, T, S, C, read_write)                                 \
+    KILN_WRITE_FORM(write_imageh, h, half4, T, S, C, write_only)                                   \
+    KILN_WRITE_FORM(write_imageh, h, half4, T, S, C, read_write)
+KILN_IMAGE_COLOUR_TYPES(KILN_WRITE_COLOUR)
 
 /* A depth image stores one float, the depth. */
-#define WRITE_DEPTH_FORM(T, S, C, ACCESS)                                                          \
+#define KILN_WRITE_DEPTH_FORM(T, S, C, ACCESS)                                                     \
     void KILN_OVERLOAD write_imagef(ACCESS T image, C coord, float depth)                          \
     {                                                                                              \
         kiln_image_desc_t d = kiln_image_desc(image);                                              \
@@ -36,7 +36,7 @@ KILN_IMAGE_COLOUR_TYPES(WRITE_COLOUR)
         if (kiln_texel_in_range(d, x, y, z))                                                       \
             kiln_texel_store_f(d, x, y, z, (float4)(depth, 0.0f, 0.0f, 0.0f));                     \
     }
-#define WRITE_DEPTH(T, S, C)                                                                       \
-    WRITE_DEPTH_FORM(T, S, C, write_only)                                                          \
-    WRITE_DEPTH_FORM(T, S, C, read_write)
-KILN_IMAGE_DEPTH_TYPES(WRITE_DEPTH)
+#define KILN_WRITE_DEPTH(T, S, C)                                                                  \
+    KILN_WRITE_DEPTH_FORM(T, S, C, write_only)                                                     \
+    KILN_WRITE_DEPTH_FORM(T, S, C, read_write)
+KILN_IMAGE_DEPTH_TYPES(KILN_WRITE_DEPTH)
