@@ -4,7 +4,9 @@
  * them and the read_only and read_write access qualifiers. They read as a sampler with
  * CLK_NORMALIZED_COORDS_FALSE | CLK_ADDRESS_NONE | CLK_FILTER_NEAREST would. A
  * coordinate outside the image is undefined behaviour by the specification; here it
- * reads nothing and returns the border colour of CLK_ADDRESS_CLAMP.
+ * returns the border colour of CLK_ADDRESS_CLAMP and reads pixel (0, 0, 0), which every
+ * image has, instead of its own: the load is then unconditional, with no branch in a
+ * work-item loop, and never leaves the image.
  */
 #include "kiln_image_lib.h"
 
@@ -13,9 +15,9 @@
     {                                                                                              \
         kiln_image_desc_t d = kiln_image_desc(image);                                              \
         int x = KILN_IMAGE_X_##S(coord), y = KILN_IMAGE_Y_##S(coord), z = KILN_IMAGE_Z_##S(coord); \
-        if (kiln_texel_in_range(d, x, y, z))                                                       \
-            return kiln_texel_##SUFFIX(d, x, y, z);                                                \
-        return kiln_texel_border_##SUFFIX(d);                                                      \
+        bool in = kiln_texel_in_range(d, x, y, z);                                                 \
+        R v = kiln_texel_##SUFFIX(d, in ? x : 0, in ? y : 0, in ? z : 0);                          \
+        return in ? v : kiln_texel_border_##SUFFIX(d);                                             \
     }
 
 #define KILN_READ_COLOUR(T, S, C)                                                                  \
@@ -35,9 +37,9 @@ KILN_IMAGE_COLOUR_TYPES(KILN_READ_COLOUR)
     {                                                                                              \
         kiln_image_desc_t d = kiln_image_desc(image);                                              \
         int x = KILN_IMAGE_X_##S(coord), y = KILN_IMAGE_Y_##S(coord), z = KILN_IMAGE_Z_##S(coord); \
-        if (kiln_texel_in_range(d, x, y, z))                                                       \
-            return kiln_texel_f(d, x, y, z).x;                                                     \
-        return kiln_texel_border_f(d).x;                                                           \
+        bool in = kiln_texel_in_range(d, x, y, z);                                                 \
+        float v = kiln_texel_f(d, in ? x : 0, in ? y : 0, in ? z : 0).x;                           \
+        return in ? v : kiln_texel_border_f(d).x;                                                  \
     }
 #define KILN_READ_DEPTH(T, S, C)                                                                   \
     KILN_READ_DEPTH_FORM(T, S, C, read_only)                                                       \
