@@ -324,25 +324,30 @@ int main(int argc, char **argv)
         return 1;
     }
     /* Kernels see what Kiln's CPU device reports (runtime/device.c), as in a program; with
-     * KILN_FP16=1, cl_khr_fp16 too, as the device then reports it. */
+     * KILN_FP16=1, cl_khr_fp16 too, and with KILN_IMAGES=1 the image extensions and
+     * features, as the device then reports them. */
     const char *fp16 = getenv("KILN_FP16");
     bool half = fp16 && strcmp(fp16, "1") == 0;
-    if (ct_cc->set_language(half ? "cl_khr_byte_addressable_store cl_khr_global_int32_base_atomics "
-                                   "cl_khr_global_int32_extended_atomics "
-                                   "cl_khr_local_int32_base_atomics "
-                                   "cl_khr_local_int32_extended_atomics cl_khr_int64_base_atomics "
-                                   "cl_khr_int64_extended_atomics cl_khr_fp64 cl_khr_fp16"
-                                 : "cl_khr_byte_addressable_store cl_khr_global_int32_base_atomics "
-                                   "cl_khr_global_int32_extended_atomics "
-                                   "cl_khr_local_int32_base_atomics "
-                                   "cl_khr_local_int32_extended_atomics cl_khr_int64_base_atomics "
-                                   "cl_khr_int64_extended_atomics cl_khr_fp64",
-                            "__opencl_c_int64 __opencl_c_fp64 __opencl_c_generic_address_space "
-                            "__opencl_c_program_scope_global_variables "
-                            "__opencl_c_work_group_collective_functions "
-                            "__opencl_c_atomic_order_acq_rel __opencl_c_atomic_order_seq_cst "
-                            "__opencl_c_atomic_scope_device __opencl_c_atomic_scope_all_devices "
-                            "__opencl_c_pipes __opencl_c_subgroups") != KILN_CC_OK) {
+    const char *images_env = getenv("KILN_IMAGES");
+    bool images = images_env && strcmp(images_env, "1") == 0;
+    char extensions[1024], features[1024];
+    snprintf(extensions, sizeof extensions, "%s%s%s",
+             "cl_khr_byte_addressable_store cl_khr_global_int32_base_atomics "
+             "cl_khr_global_int32_extended_atomics cl_khr_local_int32_base_atomics "
+             "cl_khr_local_int32_extended_atomics cl_khr_int64_base_atomics "
+             "cl_khr_int64_extended_atomics cl_khr_fp64",
+             half ? " cl_khr_fp16" : "",
+             images ? " cl_khr_3d_image_writes cl_khr_depth_images" : "");
+    snprintf(features, sizeof features, "%s%s",
+             "__opencl_c_int64 __opencl_c_fp64 __opencl_c_generic_address_space "
+             "__opencl_c_program_scope_global_variables "
+             "__opencl_c_work_group_collective_functions "
+             "__opencl_c_atomic_order_acq_rel __opencl_c_atomic_order_seq_cst "
+             "__opencl_c_atomic_scope_device __opencl_c_atomic_scope_all_devices "
+             "__opencl_c_pipes __opencl_c_subgroups",
+             images ? " __opencl_c_images __opencl_c_read_write_images __opencl_c_3d_image_writes"
+                    : "");
+    if (ct_cc->set_language(extensions, features) != KILN_CC_OK) {
         fprintf(stderr, "set_language failed\n");
         return 1;
     }
