@@ -90,6 +90,22 @@ bool kiln_rt_devenq_enabled(void)
     return devenq_on;
 }
 
+/* Whether KILN_IMAGES=1 was set when first asked (rt_device.h). */
+static bool images_on;
+static pthread_once_t images_once = PTHREAD_ONCE_INIT;
+
+static void read_images(void)
+{
+    const char *env = getenv("KILN_IMAGES");
+    images_on = env && strcmp(env, "1") == 0;
+}
+
+bool kiln_rt_images_enabled(void)
+{
+    pthread_once(&images_once, read_images);
+    return images_on;
+}
+
 #define COUNT(a) (sizeof(a) / sizeof((a)[0]))
 
 /* __opencl_c_device_enqueue, reported under KILN_DEVICE_ENQUEUE=1 only (docs/status.md). */

@@ -16,11 +16,13 @@
 #include "rt_mem.h"
 #include "rt_object.h"
 #include "rt_queue.h"
+#include "rt_sampler.h"
 #include "rt_variant.h"
 
 #include "kiln_abi.h"
 #include "kiln_alloc.h"
 #include "kiln_cc.h"
+#include "kiln_image.h"
 
 #include "kiln_pipe.h"
 
@@ -207,6 +209,64 @@ static cl_int check_packet_type(const struct kiln_cc_arg *a, cl_mem pipe, cl_uin
     return CL_SUCCESS;
 }
 
+/*
+ * The image argument types (Clang's kernel_arg_type) and the image each takes: OpenCL 3.0
+ * §5.9.2 names the memory object type for each, and for the depth types the channel order
+ * CL_DEPTH. A CL_DEPTH image is refused by the other types as well: cl_khr_depth_images
+ * reads and writes depth images only through the depth types, and the kernel library's
+ * image2d_t builtins expect four channels' worth of format.
+ */
+static const struct {
+    const char *name;
+    cl_mem_object_type type;
+    bool depth;
+} image_arg_types[] = {
+    {"image1d_t", CL_MEM_OBJECT_IMAGE1D, false},
+    {"image1d_buffer_t", CL_MEM_OBJECT_IMAGE1D_BUFFER, false},
+    {"image1d_array_t", CL_MEM_OBJECT_IMAGE1D_ARRAY, false},
+    {"image2d_t", CL_MEM_OBJECT_IMAGE2D, false},
+    {"image2d_array_t", CL_MEM_OBJECT_IMAGE2D_ARRAY, false},
+    {"image3d_t", CL_MEM_OBJECT_IMAGE3D, false},
+    {"image2d_depth_t", CL_MEM_OBJECT_IMAGE2D, true},
+    {"image2d_array_depth_t", CL_MEM_OBJECT_IMAGE2D_ARRAY, true},
+};
+
+/*
+ * An image argument's value (§5.9.2, clSetKernelArg): CL_INVALID_MEM_OBJECT when it is not an
+ * image of the argument's type (NULL included: only buffers may be NULL); CL_INVALID_CONTEXT
+ * for an image of another context; CL_INVALID_ARG_VALUE for a CL_MEM_WRITE_ONLY image given
+ * to a read_only argument or a CL_MEM_READ_ONLY image to a write_only one.
+ */
+static cl_int check_image_arg(cl_kernel kernel, const struct kiln_cc_arg *a, cl_mem mem,
+                              cl_uint index)
+{
+    if (!kiln_rt_obj_is(mem, KILN_TAG_MEM))
+        return KILN_ERR(CL_INVALID_MEM_OBJECT, "image argument %u: %p is not a memory object",
+                        index, (void *)mem);
+    if (!mem->image)
+        return KILN_ERR(CL_INVALID_MEM_OBJECT, "image argument %u (%s) needs an image", index,
+                        a->type_name);
+    size_t t = 0, n = sizeof(image_arg_types) / sizeof(image_arg_types[0]);
+    while (t < n && strcmp(a->type_name, image_arg_types[t].name) != 0)
+        t++;
+    bool depth = mem->image->order == CL_DEPTH;
+    if (t == n || mem->type != image_arg_types[t].type || depth != image_arg_types[t].depth)
+        return KILN_ERR(CL_INVALID_MEM_OBJECT,
+                        "image argument %u is a %s; the image is of type 0x%x%s", index,
+                        a->type_name, (unsigned)mem->type, depth ? ", order CL_DEPTH" : "");
+    if (mem->context != kernel->program->context)
+        return KILN_ERR(CL_INVALID_CONTEXT, "image argument %u: the image is of another context",
+                        index);
+    const char *access = a->access_qual ? a->access_qual : "";
+    if (strcmp(access, "read_only") == 0 && (mem->flags & CL_MEM_WRITE_ONLY))
+        return KILN_ERR(CL_INVALID_ARG_VALUE,
+                        "read_only image argument %u given a CL_MEM_WRITE_ONLY image", index);
+    if (strcmp(access, "write_only") == 0 && (mem->flags & CL_MEM_READ_ONLY))
+        return KILN_ERR(CL_INVALID_ARG_VALUE,
+                        "write_only image argument %u given a CL_MEM_READ_ONLY image", index);
+    return CL_SUCCESS;
+}
+
 /* The kernel handle and the argument index, as every per-argument entry point checks them. */
 static cl_int check_arg_index(cl_kernel kernel, cl_uint arg_index)
 {
@@ -284,6 +344,29 @@ cl_int CL_API_CALL clSetKernelArg(cl_kernel kernel, cl_uint arg_index, size_t ar
                             "queue_t argument %u: %p is not a device queue of the kernel's context",
                             arg_index, (void *)next.queue);
         break;
+    case KILN_CC_ARG_IMAGE:
+        if (arg_size != sizeof(cl_mem))
+            return KILN_ERR(CL_INVALID_ARG_SIZE, "argument %u is an image: size %zu, not %zu",
+                            arg_index, arg_size, sizeof(cl_mem));
+        next.mem = arg_value ? *(const cl_mem *)arg_value : NULL;
+        err = check_image_arg(kernel, a, next.mem, arg_index);
+        if (err != CL_SUCCESS)
+            return err;
+        break;
+    case KILN_CC_ARG_SAMPLER: {
+        if (arg_size != sizeof(cl_sampler))
+            return KILN_ERR(CL_INVALID_ARG_SIZE, "argument %u is a sampler_t: size %zu, not %zu",
+                            arg_index, arg_size, sizeof(cl_sampler));
+        cl_sampler sampler = arg_value ? *(const cl_sampler *)arg_value : NULL;
+        if (!kiln_rt_obj_is(sampler, KILN_TAG_SAMPLER))
+            return KILN_ERR(CL_INVALID_SAMPLER, "sampler_t argument %u: %p is not a sampler",
+                            arg_index, (void *)sampler);
+        if (sampler->context != kernel->program->context)
+            return KILN_ERR(CL_INVALID_CONTEXT,
+                            "sampler_t argument %u: the sampler is of another context", arg_index);
+        next.sampler_bits = sampler->bits;
+        break;
+    }
     case KILN_CC_ARG_UNSUPPORTED:
     default:
         return KILN_ERR(CL_INVALID_ARG_VALUE, "argument %u is of a kind Kiln cannot pass yet",
@@ -618,6 +701,46 @@ static cl_int check_constant_arg(cl_kernel k, unsigned i)
     return CL_SUCCESS;
 }
 
+/* Image and sampler arguments of one kernel, by kind, against the limits of rt_device.h. */
+struct image_counts {
+    unsigned read, write, read_write, samplers;
+};
+
+static void count_image_arg(const struct kiln_cc_arg *a, struct image_counts *c)
+{
+    if (a->kind == KILN_CC_ARG_SAMPLER) {
+        c->samplers++;
+    } else if (a->kind == KILN_CC_ARG_IMAGE) {
+        const char *access = a->access_qual ? a->access_qual : "";
+        if (strcmp(access, "write_only") == 0)
+            c->write++;
+        else if (strcmp(access, "read_write") == 0)
+            c->read_write++;
+        else
+            c->read++;
+    }
+}
+
+static cl_int check_image_totals(cl_kernel k, const struct image_counts *c)
+{
+    const struct {
+        unsigned have, limit;
+        const char *what, *query;
+    } checks[] = {
+        {c->read, KILN_RT_MAX_READ_IMAGE_ARGS, "read_only images", "MAX_READ_IMAGE_ARGS"},
+        {c->write, KILN_RT_MAX_WRITE_IMAGE_ARGS, "write_only images", "MAX_WRITE_IMAGE_ARGS"},
+        {c->read_write, KILN_RT_MAX_READ_WRITE_IMAGE_ARGS, "read_write images",
+         "MAX_READ_WRITE_IMAGE_ARGS"},
+        {c->samplers, KILN_RT_MAX_SAMPLERS, "sampler_t arguments", "MAX_SAMPLERS"},
+    };
+    for (size_t i = 0; i < sizeof(checks) / sizeof(checks[0]); i++)
+        if (checks[i].have > checks[i].limit)
+            return KILN_ERR(CL_OUT_OF_RESOURCES, "kernel %s has %u %s, above CL_DEVICE_%s (%u)",
+                            k->cc->name, checks[i].have, checks[i].what, checks[i].query,
+                            checks[i].limit);
+    return CL_SUCCESS;
+}
+
 static cl_int check_arg_totals(cl_kernel k, unsigned constants, size_t params)
 {
     if (constants > KILN_RT_MAX_CONSTANT_ARGS)
@@ -639,6 +762,7 @@ static cl_int snapshot_args(cl_kernel k, struct kiln_rt_command *cmd, size_t loc
     const unsigned n = k->cc->num_args;
     size_t store = 0, local = k->cc->local_mem_static, params = 0;
     unsigned num_mems = 0, constants = 0;
+    struct image_counts images = {0};
     cl_int err;
     for (unsigned i = 0; i < n; i++) {
         const struct kiln_rt_arg *a = &k->args[i];
@@ -656,6 +780,7 @@ static cl_int snapshot_args(cl_kernel k, struct kiln_rt_command *cmd, size_t loc
         }
         if (a->mem)
             num_mems++;
+        count_image_arg(&k->cc->args[i], &images);
         if (k->cc->args[i].kind == KILN_CC_ARG_QUEUE &&
             !kiln_rt_devq_is_live(k->program->context, a->queue))
             return KILN_ERR(CL_INVALID_KERNEL_ARGS,
@@ -663,6 +788,8 @@ static cl_int snapshot_args(cl_kernel k, struct kiln_rt_command *cmd, size_t loc
                             k->cc->name);
     }
     if ((err = check_arg_totals(k, constants, params)) != CL_SUCCESS)
+        return err;
+    if ((err = check_image_totals(k, &images)) != CL_SUCCESS)
         return err;
     if (local > local_limit)
         return KILN_ERR(CL_OUT_OF_RESOURCES,
@@ -704,8 +831,17 @@ static cl_int snapshot_args(cl_kernel k, struct kiln_rt_command *cmd, size_t loc
             memcpy(slot, &a->queue->device_queue.dev, sizeof(void *));
             at += sizeof(void *);
             break;
+        case KILN_CC_ARG_SAMPLER: {
+            /* A sampler_t's pointer value is its bits (include/kiln_image.h). */
+            uintptr_t bits = a->sampler_bits;
+            memcpy(slot, &bits, sizeof(bits));
+            at += sizeof(void *);
+            break;
+        }
         default: {
-            void *data = a->mem ? a->mem->data : a->svm;
+            /* An image argument points to the image's descriptor; the image is held
+             * like a buffer until the launch completes. */
+            void *data = !a->mem ? a->svm : a->mem->image ? (void *)a->mem->image : a->mem->data;
             memcpy(slot, &data, sizeof(void *));
             at += sizeof(void *);
             if (a->mem) {

@@ -69,6 +69,21 @@ extern struct _cl_device_id kiln_rt_device;
 #define KILN_RT_MAX_PARAMETER_SIZE       ((size_t)1024)
 
 /*
+ * Image and sampler argument limits (reported under KILN_IMAGES=1), enforced at enqueue like
+ * the ones above: clEnqueueNDRangeKernel's CL_OUT_OF_RESOURCES names them as its examples
+ * (OpenCL 3.0 §5.10). Each is the full profile's minimum: a CPU has no image units to run
+ * out of, and CL_DEVICE_MAX_PARAMETER_SIZE (8 bytes an image) caps a kernel at 128 image
+ * arguments anyway. CL_DEVICE_MAX_READ_IMAGE_ARGS counts read_only image arguments,
+ * CL_DEVICE_MAX_WRITE_IMAGE_ARGS write_only ones, CL_DEVICE_MAX_READ_WRITE_IMAGE_ARGS
+ * read_write ones, CL_DEVICE_MAX_SAMPLERS sampler_t arguments (a sampler written in the
+ * source costs nothing at run time: it is a constant).
+ */
+#define KILN_RT_MAX_READ_IMAGE_ARGS       128u
+#define KILN_RT_MAX_WRITE_IMAGE_ARGS      64u
+#define KILN_RT_MAX_READ_WRITE_IMAGE_ARGS 64u
+#define KILN_RT_MAX_SAMPLERS              16u
+
+/*
  * Device-side enqueue (OpenCL 3.0 §5.1, "On-device command-queues") is built in parts: the host
  * API of device queues is here, the scheduler's device queue and the kernel builtins are not
  * yet. Until every part passes its tests the device reports none of it, unless the development
@@ -98,6 +113,12 @@ extern struct _cl_device_id kiln_rt_device;
 #define KILN_RT_WG_MULTIPLE 16
 
 bool kiln_rt_devenq_enabled(void);
+/*
+ * Images and samplers are built in parts; until every part passes its tests the device
+ * reports none of it, unless the development switch KILN_IMAGES=1 is set (read once;
+ * docs/envvars.md). True when it is.
+ */
+bool kiln_rt_images_enabled(void);
 
 cl_int kiln_rt_check_platform(cl_platform_id p);
 /* The affinity domains `d` can be partitioned by (CL_DEVICE_PARTITION_AFFINITY_DOMAIN). */

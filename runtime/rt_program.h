@@ -10,6 +10,7 @@
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "rt_object.h"
 
@@ -48,11 +49,14 @@ struct _cl_program {
 struct kiln_rt_arg {
     bool set;
     size_t size; /* local: bytes requested; value: bytes stored */
-    cl_mem mem;  /* buffer args */
+    cl_mem mem;  /* buffer, pipe and image args */
     void *svm;   /* pointer args set by clSetKernelArgSVMPointer (mem is NULL) */
     /* queue_t args: a device queue of the kernel's context, not held (as buffers are not) */
     cl_command_queue queue;
     unsigned char *value; /* by-value bytes (malloc), or NULL */
+    /* sampler_t args: the sampler's KILN_SAMPLER_* bits, copied at clSetKernelArg (the
+     * object is not held: §5.9.2, "A kernel object does not update the reference count") */
+    uint32_t sampler_bits;
 };
 
 struct _cl_kernel {

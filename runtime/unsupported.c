@@ -41,7 +41,7 @@ cl_int CL_API_CALL clGetDeviceAndHostTimer(cl_device_id device, cl_ulong *device
     return err;
 }
 
-/* ---- images and samplers -------------------------------------------------------- */
+/* ---- images ---------------------------------------------------------------- */
 
 static cl_mem no_image(cl_context context, cl_int *errcode_ret)
 {
@@ -188,48 +188,4 @@ void *CL_API_CALL clEnqueueMapImage(cl_command_queue q, cl_mem image, cl_bool bl
         (void)slice_pitch, (void)n, (void)list, (void)event;
     kiln_set_errcode(errcode_ret, no_image_cmd(q));
     return NULL;
-}
-
-static cl_sampler no_sampler(cl_context context, cl_int *errcode_ret)
-{
-    cl_int err = kiln_rt_check_context(context);
-    if (err == CL_SUCCESS)
-        err = KILN_ERR(CL_INVALID_OPERATION, "the device does not support images");
-    kiln_set_errcode(errcode_ret, err);
-    return NULL;
-}
-
-cl_sampler CL_API_CALL clCreateSampler(cl_context context, cl_bool normalized,
-                                       cl_addressing_mode addressing, cl_filter_mode filter,
-                                       cl_int *errcode_ret)
-{
-    (void)normalized, (void)addressing, (void)filter;
-    return no_sampler(context, errcode_ret);
-}
-
-cl_sampler CL_API_CALL clCreateSamplerWithProperties(cl_context context,
-                                                     const cl_sampler_properties *properties,
-                                                     cl_int *errcode_ret)
-{
-    (void)properties;
-    return no_sampler(context, errcode_ret);
-}
-
-cl_int CL_API_CALL clRetainSampler(cl_sampler sampler)
-{
-    (void)sampler;
-    return KILN_ERR(CL_INVALID_SAMPLER, "Kiln has no samplers yet");
-}
-
-cl_int CL_API_CALL clReleaseSampler(cl_sampler sampler)
-{
-    (void)sampler;
-    return KILN_ERR(CL_INVALID_SAMPLER, "Kiln has no samplers yet");
-}
-
-cl_int CL_API_CALL clGetSamplerInfo(cl_sampler sampler, cl_sampler_info param_name, size_t size,
-                                    void *value, size_t *size_ret)
-{
-    (void)sampler, (void)param_name, (void)size, (void)value, (void)size_ret;
-    return KILN_ERR(CL_INVALID_SAMPLER, "Kiln has no samplers yet");
 }
