@@ -50,7 +50,16 @@ static const struct {
     {"image2d_array_depth_t", "2dad", "c", "c", CL_MEM_OBJECT_IMAGE2D_ARRAY, 2, 1, 1},
 };
 
-enum fmt { RGBA_FLOAT, RGBA_UNORM8, R_FLOAT, SRGBA_UNORM8, DEPTH_FLOAT, RGBA_SINT32, RGBA_UINT32 };
+enum fmt {
+    RGBA_FLOAT,
+    RGBA_UNORM8,
+    R_FLOAT,
+    SRGBA_UNORM8,
+    RGBA_HALF,
+    DEPTH_FLOAT,
+    RGBA_SINT32,
+    RGBA_UINT32
+};
 
 static const struct {
     const char *name;
@@ -62,6 +71,7 @@ static const struct {
     [RGBA_UNORM8] = {"RGBA UNORM_INT8", CL_RGBA, CL_UNORM_INT8, 4, 4},
     [R_FLOAT] = {"R FLOAT", CL_R, CL_FLOAT, 4, 1},
     [SRGBA_UNORM8] = {"sRGBA UNORM_INT8", CL_sRGBA, CL_UNORM_INT8, 4, 4},
+    [RGBA_HALF] = {"RGBA HALF_FLOAT", CL_RGBA, CL_HALF_FLOAT, 8, 4},
     [DEPTH_FLOAT] = {"DEPTH FLOAT", CL_DEPTH, CL_FLOAT, 4, 1},
     [RGBA_SINT32] = {"RGBA SIGNED_INT32", CL_RGBA, CL_SIGNED_INT32, 16, 4},
     [RGBA_UINT32] = {"RGBA UNSIGNED_INT32", CL_RGBA, CL_UNSIGNED_INT32, 16, 4},
@@ -122,8 +132,23 @@ static int image_make(struct image *im, enum img_type t, enum fmt f)
             float v = randf(-2.0f, 2.0f) * ((rand32() & 3) == 0 ? 100.0f : 1.0f);
             memcpy(im->data + i, &v, 4);
         }
+    /* Half texels: finite (exponent field below 31). */
+    if (d->data_type == CL_HALF_FLOAT)
+        for (size_t i = 1; i < bytes; i += 2)
+            if ((im->data[i] & 0x7c) == 0x7c)
+                im->data[i] &= 0xbb;
     d->data = im->data;
     return 0;
+}
+
+/* A half's value (no half type needed on the host). */
+static float half_to_float(uint16_t h)
+{
+    int e = h >> 10 & 0x1f, m = h & 0x3ff;
+    float v = e == 0    ? ldexpf((float)m, -24)
+              : e == 31 ? (m ? NAN : INFINITY)
+                        : ldexpf((float)(m | 0x400), e - 25);
+    return h & 0x8000 ? -v : v;
 }
 
 static double srgb_decode(double c)
@@ -149,6 +174,12 @@ static void texel(const struct image *im, int x, int y, int z, double out[4])
         case CL_UNORM_INT8:
             v[c] = p[c] / 255.0;
             break;
+        case CL_HALF_FLOAT: {
+            uint16_t h;
+            memcpy(&h, p + 2 * c, 2);
+            v[c] = half_to_float(h);
+            break;
+        }
         case CL_SIGNED_INT32: {
             int32_t i;
             memcpy(&i, p + 4 * c, 4);
@@ -433,15 +464,6 @@ static int sampler_defined(unsigned bits)
            (mode != KILN_SAMPLER_ADDRESS_REPEAT && mode != KILN_SAMPLER_ADDRESS_MIRRORED);
 }
 
-static float half_to_float(uint16_t h)
-{
-    int e = h >> 10 & 0x1f, m = h & 0x3ff;
-    float v = e == 0    ? ldexpf((float)m, -24)
-              : e == 31 ? (m ? NAN : INFINITY)
-                        : ldexpf((float)(m | 0x400), e - 25);
-    return h & 0x8000 ? -v : v;
-}
-
 /* Runs one kernel over every sampler and N coordinates; 0 when all agree. */
 static int run_case(const struct kiln_cc_program *p, enum img_type t, enum fn f, int ck,
                     enum fmt fm, size_t *checked)
@@ -521,7 +543,8 @@ static int run_case(const struct kiln_cc_program *p, enum img_type t, enum fn f,
                         tol += im.desc.order == CL_sRGBA ? 2e-5 : 1e-6;
                     for (int c = 0; c < nch; c++) {
                         double ct = tol;
-                        if (f == FN_H)
+                        /* read_imageh: one rounding to half, none for HALF_FLOAT under NEAREST. */
+                        if (f == FN_H && (linear || im.desc.data_type != CL_HALF_FLOAT))
                             ct += ldexp(fabs(want[c]), -11) + ldexp(1.0, -25);
                         if (!(fabs(got[c] - want[c]) <= ct)) {
                             if (failures++ < 10)
@@ -567,8 +590,9 @@ static int run_table(int with_half)
                     failed |= run_case(p, t, f, ck, RGBA_UINT32, &checked);
                 } else if (f == FN_H) {
                     failed |= run_case(p, t, f, ck, RGBA_FLOAT, &checked);
+                    failed |= run_case(p, t, f, ck, RGBA_HALF, &checked);
                 } else {
-                    for (enum fmt fm = RGBA_FLOAT; fm <= SRGBA_UNORM8; fm++)
+                    for (enum fmt fm = RGBA_FLOAT; fm <= RGBA_HALF; fm++)
                         failed |= run_case(p, t, f, ck, fm, &checked);
                 }
             }
@@ -585,6 +609,108 @@ static int test_sampler_reads(void)
 static int test_sampler_half(void)
 {
     return run_table(1);
+}
+
+/*
+ * CLK_ADDRESS_CLAMP's border colour by channel order, as the specification's table lists
+ * it: reads far outside a 2D image (NEAREST and LINEAR, normalised or not, every tap
+ * outside) through read_imagef, and read_imagei/ui on integer formats.
+ */
+static int test_sampler_border(void)
+{
+    static const struct {
+        cl_channel_order order;
+        cl_channel_type type;
+        unsigned elem_size, channels;
+        int alpha_one; /* the table: (0, 0, 0, 1) rather than (0, 0, 0, 0) */
+    } orders[] = {
+        {CL_R, CL_UNORM_INT8, 1, 1, 1},         {CL_A, CL_UNORM_INT8, 1, 1, 0},
+        {CL_RG, CL_UNORM_INT8, 2, 2, 1},        {CL_RA, CL_UNORM_INT8, 2, 2, 0},
+        {CL_RGB, CL_UNORM_SHORT_565, 2, 3, 1},  {CL_RGBA, CL_UNORM_INT8, 4, 4, 0},
+        {CL_BGRA, CL_UNORM_INT8, 4, 4, 0},      {CL_ARGB, CL_UNORM_INT8, 4, 4, 0},
+        {CL_ABGR, CL_UNORM_INT8, 4, 4, 0},      {CL_INTENSITY, CL_UNORM_INT8, 1, 1, 0},
+        {CL_LUMINANCE, CL_UNORM_INT8, 1, 1, 1}, {CL_Rx, CL_UNORM_INT8, 2, 2, 0},
+        {CL_RGx, CL_UNORM_INT8, 4, 3, 0},       {CL_RGBx, CL_UNORM_SHORT_565, 2, 4, 0},
+        {CL_sRGB, CL_UNORM_INT8, 3, 3, 1}, /* not in the table: read like CL_RGB */
+        {CL_sRGBx, CL_UNORM_INT8, 4, 4, 0},     {CL_sRGBA, CL_UNORM_INT8, 4, 4, 0},
+        {CL_sBGRA, CL_UNORM_INT8, 4, 4, 0},     {CL_DEPTH, CL_FLOAT, 4, 1, 0},
+        {CL_R, CL_SIGNED_INT8, 1, 1, 1},        {CL_RGBA, CL_SIGNED_INT16, 8, 4, 0},
+        {CL_RG, CL_UNSIGNED_INT32, 8, 2, 1},    {CL_RGBA, CL_UNSIGNED_INT8, 4, 4, 0},
+    };
+    char *src = kernel_source(0);
+    CHECK(src);
+    struct kiln_cc_program *p = ct_build_ok(src, NULL);
+    free(src);
+    CHECK(p);
+    static unsigned char pixels[4096];
+    memset(pixels, 0x5a, sizeof(pixels));
+    static float fc[16][4];
+    static int ic[16][4];
+    static unsigned char out[16 * 16];
+    static const float where[][2] = {
+        {-3.0f, 1.0f},  {(float)W + 2.0f, 2.0f}, {1.5f, -1.5f}, {2.0f, (float)H + 1.6f},
+        {-1e30f, 0.5f}, {2.0f, INFINITY},        {NAN, NAN},    {-1.0f, -1.0f}};
+    const int n = (int)(sizeof(where) / sizeof(where[0]));
+    int failures = 0;
+    for (size_t o = 0; o < sizeof(orders) / sizeof(orders[0]); o++) {
+        struct kiln_image d = {pixels,
+                               CL_MEM_OBJECT_IMAGE2D,
+                               orders[o].order,
+                               orders[o].type,
+                               orders[o].elem_size,
+                               orders[o].channels,
+                               W,
+                               H,
+                               1,
+                               1,
+                               0,
+                               (uint64_t)W * orders[o].elem_size,
+                               0};
+        int integer = orders[o].type == CL_SIGNED_INT8 || orders[o].type == CL_SIGNED_INT16 ||
+                      orders[o].type == CL_UNSIGNED_INT32 || orders[o].type == CL_UNSIGNED_INT8;
+        int is_signed = orders[o].type == CL_SIGNED_INT8 || orders[o].type == CL_SIGNED_INT16;
+        /* read_imagef (kernel r_2d_0_f) for normalised formats, read_imagei or _ui else. */
+        char name[32];
+        snprintf(name, sizeof(name), "r_2d_%d_f", integer ? (is_signed ? FN_I : FN_UI) : FN_F);
+        const struct kiln_cc_kernel *k = ct_find_kernel(p, name);
+        CHECK(k);
+        for (unsigned v = 0; v < 4; v++) {
+            unsigned norm = v & 1, linear = v >> 1 && !integer;
+            unsigned bits = KILN_SAMPLER_ADDRESS_CLAMP |
+                            (linear ? KILN_SAMPLER_FILTER_LINEAR : KILN_SAMPLER_FILTER_NEAREST) |
+                            (norm ? KILN_SAMPLER_NORMALIZED_COORDS : 0);
+            for (int i = 0; i < n; i++) {
+                fc[i][0] = norm ? where[i][0] / (float)W : where[i][0];
+                fc[i][1] = norm ? where[i][1] / (float)H : where[i][1];
+                fc[i][2] = fc[i][3] = 0.0f;
+                ic[i][0] = ic[i][1] = ic[i][2] = ic[i][3] = 0;
+            }
+            void *cs = fc, *po = out;
+            struct kiln_image *pd = &d;
+            uintptr_t sb = bits;
+            void *args[] = {&pd, &sb, &cs, &po};
+            size_t off = 0, gs = (size_t)n, ls = 4;
+            ct_run_ndrange(k, args, 1, &off, &gs, &ls, NULL);
+            for (int i = 0; i < n; i++)
+                for (int c = 0; c < 4; c++) {
+                    /* A depth image's read_imagef returns x alone, here of a float4 kernel. */
+                    if (orders[o].order == CL_DEPTH && c > 0)
+                        continue;
+                    double want = c == 3 && orders[o].alpha_one ? 1.0 : 0.0;
+                    double got = integer ? (is_signed ? (double)((int32_t *)out)[4 * i + c]
+                                                      : (double)((uint32_t *)out)[4 * i + c])
+                                         : (double)((float *)out)[4 * i + c];
+                    if (got != want && failures++ < 10)
+                        fprintf(stderr,
+                                "order 0x%x type 0x%x sampler 0x%x at (%g, %g): "
+                                "channel %d got %g want %g\n",
+                                orders[o].order, orders[o].type, bits, (double)where[i][0],
+                                (double)where[i][1], c, got, want);
+                }
+        }
+    }
+    ct_cc->destroy(p);
+    return failures != 0;
 }
 
 /*
@@ -737,9 +863,8 @@ static int test_sampler_ir(void)
 }
 
 const struct ct_test ct_tests[] = {
-    {"sampler_reads", test_sampler_reads},
-    {"sampler_half", test_sampler_half},
-    {"sampler_constant", test_sampler_constant},
+    {"sampler_reads", test_sampler_reads},   {"sampler_half", test_sampler_half},
+    {"sampler_border", test_sampler_border}, {"sampler_constant", test_sampler_constant},
     {"sampler_ir", test_sampler_ir},
 };
 const size_t ct_num_tests = sizeof(ct_tests) / sizeof(ct_tests[0]);
