@@ -198,17 +198,19 @@ KILN_SAMPLE bool kiln_border_alpha_one(uint order)
            order == KILN_CL_LUMINANCE || order == KILN_CL_sRGB;
 }
 
-/*
- * Reads through three axes; x, y and z as kiln_texel_* take them (a 1D array's layer
- * is z, as its layers step by slice_pitch). `dims` is how many of the axes filter (1,
- * 2 or 3); it and `linear` are constants at every call, so one shape remains.
- */
+/* One texel, or the border colour where its location lies outside (CLAMP only). */
 KILN_SAMPLE float4 kiln_tap_f(kiln_image_desc_t d, int x, int y, int z, bool in, float4 border)
 {
     float4 t = kiln_texel_f(d, x, y, z);
     return in ? t : border;
 }
 
+/*
+ * A float read through three axes, x, y and z as kiln_texel_* take them (a 1D array's
+ * layer is z, as its layers step by slice_pitch). `dims` is how many of the axes filter
+ * (1, 2 or 3); it is a constant at every call, and so is the sampler where the kernel's
+ * is, so one shape remains.
+ */
 KILN_SAMPLE float4 kiln_sample_f(kiln_image_desc_t d, uint bits, struct kiln_axes axes, int dims)
 {
     struct kiln_axis ax = axes.x, ay = axes.y, az = axes.z;
