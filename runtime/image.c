@@ -375,6 +375,8 @@ static cl_mem create_image(cl_context ctx, const cl_mem_properties *props, bool 
         err = KILN_ERR(CL_INVALID_PROPERTY, "unknown image property 0x%llx",
                        (unsigned long long)props[0]);
     cl_mem parent = d && kiln_rt_obj_is(d->mem_object, KILN_TAG_MEM) ? d->mem_object : NULL;
+    /* The host-pointer checks are of the flags given: a parent's are inherited after them. */
+    const bool wants_ptr = flags & (CL_MEM_USE_HOST_PTR | CL_MEM_COPY_HOST_PTR);
     if (err == CL_SUCCESS)
         err = image_flags(flags, parent, &flags);
     if (err == CL_SUCCESS && (!fmt || !kiln_rt_format_valid(fmt)))
@@ -389,7 +391,6 @@ static cl_mem create_image(cl_context ctx, const cl_mem_properties *props, bool 
         err = check_desc(ctx, fmt, f ? f->elem_size : 4, d, host_ptr, &s);
     }
     if (err == CL_SUCCESS) {
-        const bool wants_ptr = flags & (CL_MEM_USE_HOST_PTR | CL_MEM_COPY_HOST_PTR);
         if (wants_ptr && !host_ptr)
             err = KILN_ERR(CL_INVALID_HOST_PTR, "USE_HOST_PTR or COPY_HOST_PTR with a NULL "
                                                 "host_ptr");

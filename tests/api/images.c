@@ -408,6 +408,32 @@ static void test_from_buffer(struct kt_env *env)
     clReleaseMemObject(i3);
     clReleaseMemObject(i2);
     clReleaseMemObject(buf2);
+
+    /* A 2D image over a USE_HOST_PTR buffer inherits the flag, with a NULL host_ptr given;
+     * its pixels are the application's memory. */
+    static uint32_t host[16 * 4];
+    cl_mem ubuf = clCreateBuffer(env->context, CL_MEM_USE_HOST_PTR, sizeof(host), host, &err);
+    KT_REQUIRE_OK(err);
+    cl_image_desc d4 = desc_of(CL_MEM_OBJECT_IMAGE2D, 16, 4, 0, 0);
+    d4.mem_object = ubuf;
+    cl_mem i4 = clCreateImage(env->context, CL_MEM_READ_ONLY, &rgba8, &d4, NULL, &err);
+    KT_CHECK(i4 && err == CL_SUCCESS, "2D image over a USE_HOST_PTR buffer: %d", err);
+    f = 0;
+    if (i4)
+        KT_EXPECT(clGetMemObjectInfo(i4, CL_MEM_FLAGS, sizeof(f), &f, NULL), CL_SUCCESS);
+    KT_CHECK(f == (CL_MEM_READ_ONLY | CL_MEM_USE_HOST_PTR), "inherited flags 0x%llx",
+             (unsigned long long)f);
+    host[3 * 16 + 5] = 0xa1b2c3d4;
+    size_t o4[3] = {5, 3, 0};
+    got = 0;
+    if (i4)
+        KT_EXPECT(
+            clEnqueueReadImage(env->queue, i4, CL_TRUE, o4, region, 0, 0, &got, 0, NULL, NULL),
+            CL_SUCCESS);
+    KT_CHECK(got == 0xa1b2c3d4, "the image reads the application's memory: %08x", got);
+    if (i4)
+        clReleaseMemObject(i4);
+    clReleaseMemObject(ubuf);
 }
 
 /* Every error of clCreateImage, in the specification's order, and the outputs untouched. */
