@@ -78,6 +78,8 @@ extern const struct bench_case bench_case_build_warm;
 extern const struct bench_case bench_case_device_enqueue;
 extern const struct bench_case bench_case_fanout;
 extern const struct bench_case bench_case_fanout_flat;
+extern const struct bench_case bench_case_image_conv;
+extern const struct bench_case bench_case_image_resize;
 
 /* case_build.c: the child process of build-cold and build-warm, which kiln-bench runs as
  * `kiln-bench --build-child PLATFORM_SUBSTRING build|verify` (not shown by --help). Returns the
