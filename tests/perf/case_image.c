@@ -1,5 +1,5 @@
-/* kiln-bench's image cases, each one work-item per output pixel reading through a program-scope
- * sampler:
+/* kiln-bench's image cases, one work-item per output pixel reading through a program-scope
+ * sampler, and a buffer twin of the first:
  *
  *  - image-conv: a 5x5 Gaussian (the binomial weights 1 4 6 4 1 / 16 in each direction, exact in
  *    float) over a square CL_RGBA / CL_UNORM_INT8 image of --size-mib bytes, read with
@@ -9,12 +9,15 @@
  *  - image-resize: a bilinear resize of a square CL_RGBA / CL_FLOAT image of --size-mib bytes to
  *    3/4 of its width and height, read at ((x + 0.5) / out_w, (y + 0.5) / out_h) through a
  *    normalised, clamp-to-edge, linear sampler. The C row does the same filter in plain C.
+ *  - conv-buffer: image-conv's arithmetic over the same bytes as uchar4 buffers, the indices
+ *    clamped in the kernel: what the convolution costs a driver without the image builtins,
+ *    and so how much of image-conv's time they take. Its C row is image-conv's.
  *
  * The rate is megapixels written per second. A platform whose device reports no image support,
- * or not the format, gets the row "unsupported". image-conv checks every output pixel against a
- * float reference rounded to nearest (one code apart allowed); image-resize every output pixel
- * against the OpenCL specification's CLK_FILTER_LINEAR formula in double (1e-4 apart allowed, the
- * input values being in [0, 1)). */
+ * or not the format, gets the row "unsupported" in the image cases. image-conv and conv-buffer
+ * check every output pixel against a float reference rounded to nearest (one code apart
+ * allowed); image-resize every output pixel against the OpenCL specification's
+ * CLK_FILTER_LINEAR formula in double (1e-4 apart allowed, the input values being in [0, 1)). */
 #include "bench.h"
 
 #include <math.h>
@@ -23,7 +26,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum kind { CONV, RESIZE };
+/* CONV_BUF is image-conv's twin over buffers: what the same arithmetic costs without the image
+ * builtins. */
+enum kind { CONV, RESIZE, CONV_BUF };
 
 /* The images stay square and within every 2D limit the specification guarantees (8192 under
  * OpenCL 1.2's CL_DEVICE_IMAGE2D_MAX_WIDTH minimum), and a multiple of 64 so that any driver
@@ -54,9 +59,24 @@ static const char *const sources[] = {
                "    float2 s = (float2)((x + 0.5f) / out_w, (y + 0.5f) / out_h);\n"
                "    write_imagef(out, (int2)(x, y), read_imagef(in, lin, s));\n"
                "}\n",
+    [CONV_BUF] =
+        "constant float w[5] = {1.0f / 16, 4.0f / 16, 6.0f / 16, 4.0f / 16, 1.0f / 16};\n"
+        "__kernel void conv_buf(__global const uchar4 *in, __global uchar4 *out,\n"
+        "                       int w_px, int h_px)\n"
+        "{\n"
+        "    int x = get_global_id(0), y = get_global_id(1);\n"
+        "    float4 sum = 0.0f;\n"
+        "    for (int j = 0; j < 5; j++)\n"
+        "        for (int i = 0; i < 5; i++) {\n"
+        "            int xx = clamp(x + i - 2, 0, w_px - 1), yy = clamp(y + j - 2, 0, h_px - 1);\n"
+        "            sum += (w[j] * w[i]) * (convert_float4(in[yy * w_px + xx]) * (1.0f / 255));\n"
+        "        }\n"
+        "    out[y * w_px + x] = convert_uchar4_sat_rte(sum * 255.0f);\n"
+        "}\n",
 };
 
-static const char *const kernel_names[] = {[CONV] = "conv", [RESIZE] = "resize"};
+static const char *const kernel_names[] = {
+    [CONV] = "conv", [RESIZE] = "resize", [CONV_BUF] = "conv_buf"};
 
 /* The 1D weights; the 2D weight of tap (i, j) is w[j] * w[i], a multiple of 1/256. */
 static const float conv_w[5] = {1.0f / 16, 4.0f / 16, 6.0f / 16, 4.0f / 16, 1.0f / 16};
@@ -87,10 +107,10 @@ static size_t in_side(size_t size_bytes, size_t elem)
 
 static void sizes(enum kind kind, size_t size_bytes, struct icase *c)
 {
-    c->elem = kind == CONV ? 4 : 16;
+    c->elem = kind == RESIZE ? 16 : 4;
     c->in_w = c->in_h = in_side(size_bytes, c->elem);
-    c->out_w = kind == CONV ? c->in_w : c->in_w * 3 / 4;
-    c->out_h = kind == CONV ? c->in_h : c->in_h * 3 / 4;
+    c->out_w = kind == RESIZE ? c->in_w * 3 / 4 : c->in_w;
+    c->out_h = kind == RESIZE ? c->in_h * 3 / 4 : c->in_h;
 }
 
 /* Deterministic inputs: a hash of the index, as bytes or as floats in [0, 1). */
@@ -125,7 +145,7 @@ static struct icase *icase_alloc(enum kind kind, const struct bench_env *env)
         return NULL;
     }
     size_t n = c->in_w * c->in_h * 4;
-    if (kind == CONV) {
+    if (kind != RESIZE) {
         uint8_t *in = c->in;
         for (size_t i = 0; i < n; i++)
             in[i] = (uint8_t)(hash(i) >> 24);
@@ -218,7 +238,7 @@ static int resize_check(const struct icase *c)
 static int icase_check(void *state)
 {
     struct icase *c = state;
-    return c->kind == CONV ? conv_check(c) : resize_check(c);
+    return c->kind == RESIZE ? resize_check(c) : conv_check(c);
 }
 
 /* ---- host version ---- */
@@ -315,10 +335,15 @@ static int host_setup_resize(const struct bench_env *env, void **state)
     return host_setup(RESIZE, env, state);
 }
 
+static int host_setup_buf(const struct bench_env *env, void **state)
+{
+    return host_setup(CONV_BUF, env, state);
+}
+
 static int host_run(void *state)
 {
     struct icase *c = state;
-    bench_pool_run(c->pool, c->kind == CONV ? host_conv : host_resize, c);
+    bench_pool_run(c->pool, c->kind == RESIZE ? host_resize : host_conv, c);
     return 0;
 }
 
@@ -360,6 +385,46 @@ static int format_listed(const struct bench_env *env, cl_mem_flags flags,
                     f[i].image_channel_data_type == want->image_channel_data_type;
     free(f);
     return found;
+}
+
+/* conv-buffer's setup: buffers of the same bytes, no image support needed. */
+static int cl_setup_buf(const struct bench_env *env, void **state)
+{
+    cl_int err = CL_SUCCESS;
+    struct icase *c = icase_alloc(CONV_BUF, env);
+    if (c == NULL)
+        return -1;
+    c->queue = env->queue;
+    if (bench_cl_kernel_build(env, sources[CONV_BUF], kernel_names[CONV_BUF], &c->program,
+                              &c->kernel) != 0)
+        goto out_release;
+    size_t bytes = c->in_w * c->in_h * c->elem;
+    c->in_img =
+        clCreateBuffer(env->ctx, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, bytes, c->in, &err);
+    if (err == CL_SUCCESS)
+        c->out_img = clCreateBuffer(env->ctx, CL_MEM_WRITE_ONLY, bytes, NULL, &err);
+    if (err != CL_SUCCESS) {
+        bench_cl_fail(env->target, "clCreateBuffer", err);
+        goto out_release;
+    }
+    cl_int w_px = (cl_int)c->in_w, h_px = (cl_int)c->in_h;
+    err = clSetKernelArg(c->kernel, 0, sizeof(cl_mem), &c->in_img);
+    if (err == CL_SUCCESS)
+        err = clSetKernelArg(c->kernel, 1, sizeof(cl_mem), &c->out_img);
+    if (err == CL_SUCCESS)
+        err = clSetKernelArg(c->kernel, 2, sizeof(w_px), &w_px);
+    if (err == CL_SUCCESS)
+        err = clSetKernelArg(c->kernel, 3, sizeof(h_px), &h_px);
+    if (err != CL_SUCCESS) {
+        bench_cl_fail(env->target, "clSetKernelArg", err);
+        goto out_release;
+    }
+    *state = c;
+    return 0;
+
+out_release:
+    cl_release(c);
+    return -1;
 }
 
 static int cl_setup(enum kind kind, const struct bench_env *env, void **state)
@@ -454,15 +519,23 @@ static int cl_run(void *state)
     return 0;
 }
 
-/* Reads the output image back (not timed), then checks it. */
+/* Reads the output back (not timed), then checks it. */
 static int cl_check(void *state)
 {
     struct icase *c = state;
     size_t origin[3] = {0, 0, 0}, region[3] = {c->out_w, c->out_h, 1};
-    cl_int err = clEnqueueReadImage(c->queue, c->out_img, CL_TRUE, origin, region, 0, 0, c->out, 0,
-                                    NULL, NULL);
-    if (err != CL_SUCCESS)
-        return bench_cl_fail(c->target, "clEnqueueReadImage", err);
+    cl_int err;
+    if (c->kind == CONV_BUF) {
+        err = clEnqueueReadBuffer(c->queue, c->out_img, CL_TRUE, 0, c->out_w * c->out_h * c->elem,
+                                  c->out, 0, NULL, NULL);
+        if (err != CL_SUCCESS)
+            return bench_cl_fail(c->target, "clEnqueueReadBuffer", err);
+    } else {
+        err = clEnqueueReadImage(c->queue, c->out_img, CL_TRUE, origin, region, 0, 0, c->out, 0,
+                                 NULL, NULL);
+        if (err != CL_SUCCESS)
+            return bench_cl_fail(c->target, "clEnqueueReadImage", err);
+    }
     return icase_check(c);
 }
 
@@ -488,6 +561,11 @@ static double rate_resize(const struct bench_env *env, double seconds)
     return rate(RESIZE, env, seconds);
 }
 
+static double rate_buf(const struct bench_env *env, double seconds)
+{
+    return rate(CONV_BUF, env, seconds);
+}
+
 const struct bench_case bench_case_image_conv = {
     .name = "image-conv",
     .summary = "5x5 Gaussian over an RGBA UNORM_INT8 image, sampler reads; Mpixel/s",
@@ -503,5 +581,14 @@ const struct bench_case bench_case_image_resize = {
     .cl = {cl_setup_resize, cl_run, cl_check, cl_teardown},
     .host = {host_setup_resize, host_run, icase_check, host_teardown},
     .rate = rate_resize,
+    .rate_unit = "Mpx/s",
+};
+
+const struct bench_case bench_case_conv_buffer = {
+    .name = "conv-buffer",
+    .summary = "image-conv's 5x5 Gaussian over uchar4 buffers, clamped indices; Mpixel/s",
+    .cl = {cl_setup_buf, cl_run, cl_check, cl_teardown},
+    .host = {host_setup_buf, host_run, icase_check, host_teardown},
+    .rate = rate_buf,
     .rate_unit = "Mpx/s",
 };
