@@ -190,9 +190,10 @@ static int conv_check(const struct icase *c)
                 int got = out[(y * c->out_w + x) * 4 + ch], want = conv_want(c, x, y, ch);
                 if (abs(got - want) > 1) {
                     fprintf(stderr,
-                            "%s: image-conv: pixel (%zu, %zu) channel %d is %d, expected %d "
+                            "%s: %s: pixel (%zu, %zu) channel %d is %d, expected %d "
                             "(one code apart allowed)\n",
-                            c->target, x, y, ch, got, want);
+                            c->target, c->kind == CONV ? "image-conv" : "conv-buffer", x, y, ch,
+                            got, want);
                     return -1;
                 }
             }
