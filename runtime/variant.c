@@ -137,7 +137,8 @@ static bool build_variant(cl_kernel k, const char *options, struct kiln_rt_varia
     const char *name = k->cc->name;
     if (kiln_rt_compiler(&cc) != CL_SUCCESS)
         return false;
-    struct kiln_cc_variant want = {name, {v->local[0], v->local[1], v->local[2]}, v->zero_offset};
+    struct kiln_cc_variant want = {
+        name, {v->local[0], v->local[1], v->local[2]}, v->zero_offset, 0, {{0}}};
     struct kiln_cc_program *built = NULL;
     char *log = NULL;
     enum kiln_cc_status st = cc->build_variant(k->program->source, options, &want, &built, &log);

@@ -180,7 +180,7 @@ static int child(const char *expect)
 }
 
 /* The variant the variant tests build first: fill, for groups of 8x2, any offset. */
-static const struct kiln_cc_variant fill_8x2 = {"fill", {8, 2, 1}, false};
+static const struct kiln_cc_variant fill_8x2 = {"fill", {8, 2, 1}, false, 0, {{0}}};
 
 /* A build_variant() of `program`, `options`; NULL (the log on stderr) unless it built. */
 static struct kiln_cc_program *build_variant(const struct kiln_cc_variant *v)
@@ -439,10 +439,10 @@ static int expect_variant_hit(const struct kiln_cc_variant *v, int want)
 static int test_variant_key(void)
 {
     static const struct kiln_cc_variant others[] = {
-        {"fill", {8, 2, 1}, true},
-        {"fill", {8, 1, 2}, false},
-        {"fill", {16, 1, 1}, false},
-        {"scale", {16, 1, 1}, false},
+        {"fill", {8, 2, 1}, true, 0, {{0}}},
+        {"fill", {8, 1, 2}, false, 0, {{0}}},
+        {"fill", {16, 1, 1}, false, 0, {{0}}},
+        {"scale", {16, 1, 1}, false, 0, {{0}}},
     };
     CHECK(fresh_cache() == 0);
     unsetenv("KILN_BARRIER_STRATEGY");
