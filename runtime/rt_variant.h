@@ -10,8 +10,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-struct kiln_cc_kernel;
-struct kiln_cc_program;
+#include "kiln_cc.h" /* struct kiln_cc_variant_image */
 
 /* Variants kept per program kernel; the launch count that builds one, unless KILN_VARIANTS. */
 #define KILN_RT_VARIANTS         4
@@ -26,13 +25,24 @@ enum kiln_rt_variant_state {
 };
 
 /*
- * One (local size, offset is zero) pair of one program kernel. Its fields change under the
- * program's lock only, and never once it is READY or FAILED: a launch that reads `state`
- * (acquire) as one of those may read the rest without the lock (variant.c).
+ * What a variant is built for: a local size, whether the offset is zero, and the formats of
+ * the kernel's image arguments (num_images 0 for a kernel without any, or with more than
+ * KILN_CC_VARIANT_IMAGES). Compared whole: unused image entries are zero.
  */
-struct kiln_rt_variant {
+struct kiln_rt_variant_key {
     size_t local[3];
     bool zero_offset;
+    unsigned num_images;
+    struct kiln_cc_variant_image images[KILN_CC_VARIANT_IMAGES];
+};
+
+/*
+ * One key of one program kernel. Its fields change under the program's lock only, and never
+ * once it is READY or FAILED: a launch that reads `state` (acquire) as one of those may read
+ * the rest without the lock (variant.c).
+ */
+struct kiln_rt_variant {
+    struct kiln_rt_variant_key key;
     _Atomic int state; /* enum kiln_rt_variant_state */
     unsigned launches;
     struct kiln_cc_program *built;   /* READY: the variant's program, owned */
