@@ -52,10 +52,19 @@ struct kiln_rt_variant {
 /*
  * The kernel description to launch k with for this range: a variant's when one is built (or
  * is built now, synchronously, on the launch that reaches the count), else k->cc. local is
- * the local size the launch uses (given or chosen). Valid while k's program lives.
+ * the local size the launch uses (given or chosen). Valid while k's program lives. When it
+ * is a variant, *used is the key it was built for. Takes k->lock for a moment (the image
+ * arguments), so the caller must not hold it.
  */
 const struct kiln_cc_kernel *kiln_rt_variant_for(cl_kernel k, cl_uint dim, const size_t *offset,
-                                                 const size_t *global, const size_t *local);
+                                                 const size_t *global, const size_t *local,
+                                                 struct kiln_rt_variant_key *used);
+/*
+ * Under k->lock: whether k's image arguments still have the formats of `key`. A variant
+ * built for image formats must run only on images of those formats: its pixel size and
+ * channel layout are constants in its code.
+ */
+bool kiln_rt_variant_images_match(cl_kernel k, const struct kiln_rt_variant_key *key);
 /* Destroys the variants' programs of a table of `rows` kernels and frees it. */
 void kiln_rt_variants_free(struct kiln_rt_variant *table, unsigned rows);
 

@@ -202,18 +202,19 @@ static bool build_variant(cl_kernel k, const char *options, struct kiln_rt_varia
 }
 
 /*
- * The formats of k's image arguments as this launch has them set, into key (none when the
- * kernel has more image arguments than a variant can be built for). Under k->lock, as
- * clSetKernelArg writes them under it.
+ * The formats of k's image arguments as they are set now, into key (none when the kernel has
+ * more image arguments than a variant can be built for). Under k->lock, as clSetKernelArg
+ * writes them under it.
  */
-static void image_formats(cl_kernel k, struct kiln_rt_variant_key *key)
+static void read_formats(cl_kernel k, struct kiln_rt_variant_key *key)
 {
     unsigned n = 0;
+    key->num_images = 0;
+    memset(key->images, 0, sizeof(key->images));
     for (unsigned i = 0; i < k->cc->num_args; i++)
         n += k->cc->args[i].kind == KILN_CC_ARG_IMAGE;
     if (n == 0 || n > KILN_CC_VARIANT_IMAGES)
         return;
-    pthread_mutex_lock(&k->lock);
     for (unsigned i = 0; i < k->cc->num_args; i++) {
         cl_mem mem = k->args[i].mem;
         if (k->cc->args[i].kind != KILN_CC_ARG_IMAGE || !mem || !mem->image)
@@ -222,11 +223,18 @@ static void image_formats(cl_kernel k, struct kiln_rt_variant_key *key)
         key->images[key->num_images++] = (struct kiln_cc_variant_image){
             i, im->order, im->data_type, im->elem_size, im->num_channels};
     }
-    pthread_mutex_unlock(&k->lock);
+}
+
+bool kiln_rt_variant_images_match(cl_kernel k, const struct kiln_rt_variant_key *key)
+{
+    struct kiln_rt_variant_key now = *key;
+    read_formats(k, &now);
+    return same_key(&now, key);
 }
 
 const struct kiln_cc_kernel *kiln_rt_variant_for(cl_kernel k, cl_uint dim, const size_t *offset,
-                                                 const size_t *global, const size_t *local)
+                                                 const size_t *global, const size_t *local,
+                                                 struct kiln_rt_variant_key *used)
 {
     cl_program p = k->program;
     pthread_once(&threshold_once, read_threshold);
@@ -242,7 +250,10 @@ const struct kiln_cc_kernel *kiln_rt_variant_for(cl_kernel k, cl_uint dim, const
         key.local[d] = local[d];
         key.zero_offset &= !offset || offset[d] == 0;
     }
-    image_formats(k, &key);
+    pthread_mutex_lock(&k->lock);
+    read_formats(k, &key);
+    pthread_mutex_unlock(&k->lock);
+    *used = key;
     const struct kiln_cc_kernel *known = settled(k, &key);
     if (known)
         return known;
