@@ -964,8 +964,19 @@ static cl_int enqueue_ndrange(cl_command_queue q, cl_kernel k, cl_uint dim, cons
             (b->global_size[d] + b->enqueued_local_size[d] - 1) / b->enqueued_local_size[d];
         nd->work.groups[d] = b->num_groups[d];
     }
+    struct kiln_rt_variant_key key = {{0}, false, 0, {{0}}};
+    const struct kiln_cc_kernel *cc = kiln_rt_variant_for(k, dim, offset, global, local, &key);
+    pthread_mutex_lock(&k->lock);
+    err = snapshot_args(k, cmd, (size_t)q->device->local_mem_size);
+    if (err == CL_SUCCESS && k->cc->enqueues)
+        err = kiln_rt_enqueue_prepare(q, k, nd);
+    /* The variant was chosen before the snapshot: an image set since by another thread
+     * (clSetKernelArg on a kernel being enqueued is the application's race, Appendix A.2) must
+     * not run code made for another pixel size, so the launch takes the generic function. */
+    if (cc != k->cc && key.num_images && !kiln_rt_variant_images_match(k, &key))
+        cc = k->cc;
+    pthread_mutex_unlock(&k->lock);
     /* A local-size variant's function needs its own scratch (variant.c). */
-    const struct kiln_cc_kernel *cc = kiln_rt_variant_for(k, dim, offset, global, local);
     nd->work.wg = cc->wg;
     nd->work.uses_printf = k->cc->uses_printf;
     if (cc->scratch_fixed || cc->scratch_per_item) {
@@ -975,11 +986,6 @@ static cl_int enqueue_ndrange(cl_command_queue q, cl_kernel k, cl_uint dim, cons
         b->scratch_size =
             (bytes + KILN_SCRATCH_ALIGN - 1) / KILN_SCRATCH_ALIGN * KILN_SCRATCH_ALIGN;
     }
-    pthread_mutex_lock(&k->lock);
-    err = snapshot_args(k, cmd, (size_t)q->device->local_mem_size);
-    if (err == CL_SUCCESS && k->cc->enqueues)
-        err = kiln_rt_enqueue_prepare(q, k, nd);
-    pthread_mutex_unlock(&k->lock);
     if (err != CL_SUCCESS) {
         kiln_rt_command_discard(cmd);
         return err;

@@ -10,8 +10,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-struct kiln_cc_kernel;
-struct kiln_cc_program;
+#include "kiln_cc.h" /* struct kiln_cc_variant_image */
 
 /* Variants kept per program kernel; the launch count that builds one, unless KILN_VARIANTS. */
 #define KILN_RT_VARIANTS         4
@@ -26,13 +25,24 @@ enum kiln_rt_variant_state {
 };
 
 /*
- * One (local size, offset is zero) pair of one program kernel. Its fields change under the
- * program's lock only, and never once it is READY or FAILED: a launch that reads `state`
- * (acquire) as one of those may read the rest without the lock (variant.c).
+ * What a variant is built for: a local size, whether the offset is zero, and the formats of
+ * the kernel's image arguments (num_images 0 for a kernel without any, or with more than
+ * KILN_CC_VARIANT_IMAGES). Compared whole: unused image entries are zero.
  */
-struct kiln_rt_variant {
+struct kiln_rt_variant_key {
     size_t local[3];
     bool zero_offset;
+    unsigned num_images;
+    struct kiln_cc_variant_image images[KILN_CC_VARIANT_IMAGES];
+};
+
+/*
+ * One key of one program kernel. Its fields change under the program's lock only, and never
+ * once it is READY or FAILED: a launch that reads `state` (acquire) as one of those may read
+ * the rest without the lock (variant.c).
+ */
+struct kiln_rt_variant {
+    struct kiln_rt_variant_key key;
     _Atomic int state; /* enum kiln_rt_variant_state */
     unsigned launches;
     struct kiln_cc_program *built;   /* READY: the variant's program, owned */
@@ -42,10 +52,19 @@ struct kiln_rt_variant {
 /*
  * The kernel description to launch k with for this range: a variant's when one is built (or
  * is built now, synchronously, on the launch that reaches the count), else k->cc. local is
- * the local size the launch uses (given or chosen). Valid while k's program lives.
+ * the local size the launch uses (given or chosen). Valid while k's program lives. When it
+ * is a variant, *used is the key it was built for. Takes k->lock for a moment (the image
+ * arguments), so the caller must not hold it.
  */
 const struct kiln_cc_kernel *kiln_rt_variant_for(cl_kernel k, cl_uint dim, const size_t *offset,
-                                                 const size_t *global, const size_t *local);
+                                                 const size_t *global, const size_t *local,
+                                                 struct kiln_rt_variant_key *used);
+/*
+ * Under k->lock: whether k's image arguments still have the formats of `key`. A variant
+ * built for image formats must run only on images of those formats: its pixel size and
+ * channel layout are constants in its code.
+ */
+bool kiln_rt_variant_images_match(cl_kernel k, const struct kiln_rt_variant_key *key);
 /* Destroys the variants' programs of a table of `rows` kernels and frees it. */
 void kiln_rt_variants_free(struct kiln_rt_variant *table, unsigned rows);
 

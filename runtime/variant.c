@@ -3,13 +3,17 @@
  * and again with one local size gets a second work-group function built for that size, and
  * for a zero global offset when its launches have one, so that its work-item loops have
  * constant trip counts and its get_local_size() and get_global_offset() reads are constants.
+ * A kernel with image arguments has its variants built for the image formats of its launches
+ * as well (their channel order and data type): the kernel library's texel functions then
+ * need no switch on them, and each pixel access is straight-line code. A launch with other
+ * formats counts towards a variant of its own.
  *
  * Per program kernel (its index in the program's executable, shared by every cl_kernel made
- * from it) a table of KILN_RT_VARIANTS entries counts the launches of each (local size,
- * offset is zero) pair whose groups are all full. On the KILN_VARIANTS-th launch of a pair
- * (default 4) the launching thread builds the variant synchronously: the compiler's
- * build_variant() of the program's source and options with the kernel, the local size and
- * whether the offset is zero. The kernel cache keys entries on the variant as well, so each
+ * from it) a table of KILN_RT_VARIANTS entries counts the launches of each key (local size,
+ * offset is zero, image formats: struct kiln_rt_variant_key) whose groups are all full. On the
+ * KILN_VARIANTS-th launch of a key (default 4) the launching thread builds the variant
+ * synchronously: the compiler's build_variant() of the program's source and options with the
+ * kernel and the key. The kernel cache keys entries on the variant as well, so each
  * variant is cached like a program and a later process loads it instead of compiling. The
  * variant's program lives as long as the program's executable: commands that use it hold
  * their kernel, which holds the program.
@@ -30,10 +34,12 @@
  */
 #include "rt_variant.h"
 #include "rt_debug.h"
+#include "rt_mem.h"
 #include "rt_program.h"
 
 #include "kiln_alloc.h"
 #include "kiln_cc.h"
+#include "kiln_image.h"
 
 #include <pthread.h>
 #include <stdio.h>
@@ -73,13 +79,28 @@ void kiln_rt_variants_free(struct kiln_rt_variant *table, unsigned rows)
     free(table);
 }
 
+/* Field by field: the key's padding is not compared. */
+static bool same_key(const struct kiln_rt_variant_key *a, const struct kiln_rt_variant_key *b)
+{
+    if (a->zero_offset != b->zero_offset || a->num_images != b->num_images ||
+        memcmp(a->local, b->local, sizeof(a->local)) != 0)
+        return false;
+    for (unsigned i = 0; i < a->num_images; i++) {
+        const struct kiln_cc_variant_image *x = &a->images[i], *y = &b->images[i];
+        if (x->arg != y->arg || x->order != y->order || x->data_type != y->data_type ||
+            x->elem_size != y->elem_size || x->num_channels != y->num_channels)
+            return false;
+    }
+    return true;
+}
+
 /*
- * The entry of the pair in row `row`: its own, else a free one or the least launched of those
+ * The entry of the key in row `row`: its own, else a free one or the least launched of those
  * still counting, started afresh; NULL when every entry is built, failed or being built.
  * Under p->lock.
  */
-static struct kiln_rt_variant *entry_for(struct kiln_rt_variant *row, const size_t *local,
-                                         bool zero)
+static struct kiln_rt_variant *entry_for(struct kiln_rt_variant *row,
+                                         const struct kiln_rt_variant_key *key)
 {
     struct kiln_rt_variant *unused = NULL, *least = NULL;
     for (unsigned i = 0; i < KILN_RT_VARIANTS; i++) {
@@ -90,15 +111,14 @@ static struct kiln_rt_variant *entry_for(struct kiln_rt_variant *row, const size
                 unused = v;
             continue;
         }
-        if (v->zero_offset == zero && memcmp(v->local, local, sizeof(v->local)) == 0)
+        if (same_key(&v->key, key))
             return v;
         if (state == KILN_VARIANT_COUNTING && (!least || v->launches < least->launches))
             least = v;
     }
     struct kiln_rt_variant *v = unused ? unused : least;
     if (v) {
-        memcpy(v->local, local, sizeof(v->local));
-        v->zero_offset = zero;
+        v->key = *key;
         v->launches = 0;
         v->built = NULL;
         v->cc = NULL;
@@ -111,7 +131,7 @@ static struct kiln_rt_variant *entry_for(struct kiln_rt_variant *row, const size
  * Without the lock: the kernel to launch when the pair's entry is settled (READY: its
  * variant; FAILED: the generic kernel), else NULL.
  */
-static const struct kiln_cc_kernel *settled(cl_kernel k, const size_t *local, bool zero)
+static const struct kiln_cc_kernel *settled(cl_kernel k, const struct kiln_rt_variant_key *key)
 {
     struct kiln_rt_variant *table =
         atomic_load_explicit(&k->program->variants, memory_order_acquire);
@@ -121,7 +141,7 @@ static const struct kiln_cc_kernel *settled(cl_kernel k, const size_t *local, bo
     for (unsigned i = 0; i < KILN_RT_VARIANTS; i++) {
         int state = atomic_load_explicit(&row[i].state, memory_order_acquire);
         if ((state == KILN_VARIANT_READY || state == KILN_VARIANT_FAILED) &&
-            row[i].zero_offset == zero && memcmp(row[i].local, local, sizeof(row[i].local)) == 0)
+            same_key(&row[i].key, key))
             return state == KILN_VARIANT_READY ? row[i].cc : k->cc;
     }
     return NULL;
@@ -137,7 +157,21 @@ static bool build_variant(cl_kernel k, const char *options, struct kiln_rt_varia
     const char *name = k->cc->name;
     if (kiln_rt_compiler(&cc) != CL_SUCCESS)
         return false;
-    struct kiln_cc_variant want = {name, {v->local[0], v->local[1], v->local[2]}, v->zero_offset};
+    const struct kiln_rt_variant_key *key = &v->key;
+    struct kiln_cc_variant want = {name,
+                                   {key->local[0], key->local[1], key->local[2]},
+                                   key->zero_offset,
+                                   key->num_images,
+                                   {{0}}};
+    memcpy(want.images, key->images, sizeof(want.images));
+    /* The formats, for the log: " for images 0:RGBA/UNORM_INT8 ..." as cl.h numbers them. */
+    char formats[KILN_CC_VARIANT_IMAGES * 24 + 16] = "";
+    size_t used = 0;
+    for (unsigned i = 0; i < key->num_images && used < sizeof(formats); i++)
+        used +=
+            (size_t)snprintf(formats + used, sizeof(formats) - used, "%s%u:%#x/%#x",
+                             i ? " " : " for images ", (unsigned)key->images[i].arg,
+                             (unsigned)key->images[i].order, (unsigned)key->images[i].data_type);
     struct kiln_cc_program *built = NULL;
     char *log = NULL;
     enum kiln_cc_status st = cc->build_variant(k->program->source, options, &want, &built, &log);
@@ -148,17 +182,18 @@ static bool build_variant(cl_kernel k, const char *options, struct kiln_rt_varia
                  info->local_mem_static != k->cc->local_mem_static))
         info = NULL;
     if (info) {
-        KILN_LOG(KILN_DBG_CC, "program %p: kernel %s: variant %zux%zux%zu%s %s", (void *)k->program,
-                 name, v->local[0], v->local[1], v->local[2],
-                 v->zero_offset ? " with a zero offset" : "",
+        KILN_LOG(KILN_DBG_CC, "program %p: kernel %s: variant %zux%zux%zu%s%s %s",
+                 (void *)k->program, name, key->local[0], key->local[1], key->local[2],
+                 key->zero_offset ? " with a zero offset" : "", formats,
                  cc->from_cache(built) ? "loaded from the kernel cache" : "built");
         v->built = built;
         v->cc = info;
     } else {
         const char *why = log && *log ? log : "the build gave no kernel";
-        KILN_LOG(KILN_DBG_CC, "program %p: kernel %s: no variant %zux%zux%zu%s: %.*s",
-                 (void *)k->program, name, v->local[0], v->local[1], v->local[2],
-                 v->zero_offset ? " with a zero offset" : "", (int)strcspn(why, "\n"), why);
+        KILN_LOG(KILN_DBG_CC, "program %p: kernel %s: no variant %zux%zux%zu%s%s: %.*s",
+                 (void *)k->program, name, key->local[0], key->local[1], key->local[2],
+                 key->zero_offset ? " with a zero offset" : "", formats, (int)strcspn(why, "\n"),
+                 why);
         if (built)
             cc->destroy(built);
     }
@@ -166,8 +201,40 @@ static bool build_variant(cl_kernel k, const char *options, struct kiln_rt_varia
     return info != NULL;
 }
 
+/*
+ * The formats of k's image arguments as they are set now, into key (none when the kernel has
+ * more image arguments than a variant can be built for). Under k->lock, as clSetKernelArg
+ * writes them under it.
+ */
+static void read_formats(cl_kernel k, struct kiln_rt_variant_key *key)
+{
+    unsigned n = 0;
+    key->num_images = 0;
+    memset(key->images, 0, sizeof(key->images));
+    for (unsigned i = 0; i < k->cc->num_args; i++)
+        n += k->cc->args[i].kind == KILN_CC_ARG_IMAGE;
+    if (n == 0 || n > KILN_CC_VARIANT_IMAGES)
+        return;
+    for (unsigned i = 0; i < k->cc->num_args; i++) {
+        cl_mem mem = k->args[i].mem;
+        if (k->cc->args[i].kind != KILN_CC_ARG_IMAGE || !mem || !mem->image)
+            continue;
+        const struct kiln_image *im = mem->image;
+        key->images[key->num_images++] = (struct kiln_cc_variant_image){
+            i, im->order, im->data_type, im->elem_size, im->num_channels};
+    }
+}
+
+bool kiln_rt_variant_images_match(cl_kernel k, const struct kiln_rt_variant_key *key)
+{
+    struct kiln_rt_variant_key now = *key;
+    read_formats(k, &now);
+    return same_key(&now, key);
+}
+
 const struct kiln_cc_kernel *kiln_rt_variant_for(cl_kernel k, cl_uint dim, const size_t *offset,
-                                                 const size_t *global, const size_t *local)
+                                                 const size_t *global, const size_t *local,
+                                                 struct kiln_rt_variant_key *used)
 {
     cl_program p = k->program;
     pthread_once(&threshold_once, read_threshold);
@@ -176,15 +243,18 @@ const struct kiln_cc_kernel *kiln_rt_variant_for(cl_kernel k, cl_uint dim, const
      * the compiler's back end for nothing. */
     if (threshold == 0 || !p->source || p->from_binary || k->cc->enqueues)
         return k->cc;
-    size_t size[3] = {1, 1, 1};
-    bool zero = true;
+    struct kiln_rt_variant_key key = {{1, 1, 1}, true, 0, {{0}}};
     for (cl_uint d = 0; d < dim; d++) {
         if (global[d] % local[d] != 0)
             return k->cc; /* a partial group: the generic function */
-        size[d] = local[d];
-        zero &= !offset || offset[d] == 0;
+        key.local[d] = local[d];
+        key.zero_offset &= !offset || offset[d] == 0;
     }
-    const struct kiln_cc_kernel *known = settled(k, size, zero);
+    pthread_mutex_lock(&k->lock);
+    read_formats(k, &key);
+    pthread_mutex_unlock(&k->lock);
+    *used = key;
+    const struct kiln_cc_kernel *known = settled(k, &key);
     if (known)
         return known;
     const struct kiln_cc_interface *cc = NULL;
@@ -203,15 +273,15 @@ const struct kiln_cc_kernel *kiln_rt_variant_for(cl_kernel k, cl_uint dim, const
             atomic_store_explicit(&p->variants, table, memory_order_release);
         }
     }
-    struct kiln_rt_variant *v =
-        table && k->index < p->variant_rows
-            ? entry_for(&table[(size_t)k->index * KILN_RT_VARIANTS], size, zero)
-            : NULL;
+    struct kiln_rt_variant *v = table && k->index < p->variant_rows
+                                    ? entry_for(&table[(size_t)k->index * KILN_RT_VARIANTS], &key)
+                                    : NULL;
     int state = v ? atomic_load_explicit(&v->state, memory_order_relaxed) : KILN_VARIANT_FREE;
-    /* A required size in a program of full groups is a constant already: with an offset a
-     * variant would add nothing, so the pair is settled on the generic function at once. */
-    if (state == KILN_VARIANT_COUNTING && k->cc->reqd_work_group_size[0] && !zero &&
-        kiln_rt_program_uniform(p)) {
+    /* A required size in a program of full groups is a constant already: with an offset and
+     * no image formats a variant would add nothing, so the key is settled on the generic
+     * function at once. */
+    if (state == KILN_VARIANT_COUNTING && k->cc->reqd_work_group_size[0] && !key.zero_offset &&
+        key.num_images == 0 && kiln_rt_program_uniform(p)) {
         state = KILN_VARIANT_FAILED;
         atomic_store_explicit(&v->state, state, memory_order_release);
     }

@@ -330,6 +330,8 @@ static enum kiln_cc_status build_once(const char *source, const char *options,
         opts.variant_kernel = variant->kernel;
         memcpy(opts.variant_local, variant->local, sizeof(opts.variant_local));
         opts.variant_zero_offset = variant->zero_offset;
+        opts.variant_num_images = variant->num_images;
+        memcpy(opts.variant_images, variant->images, sizeof(opts.variant_images));
     }
     b.opts = &opts;
     status = start_build(&b, &log);

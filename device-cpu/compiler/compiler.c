@@ -223,8 +223,10 @@ static struct kiln_cc_program *cache_lookup(const uint8_t key[KILN_CC_HASH_SIZE]
 }
 
 /*
- * Whether `v` is a variant the back end can build: a kernel name (a C identifier) and sizes of
- * 1 to KILN_CC_VARIANT_MAX; if not, the log says why.
+ * Whether `v` is a variant the back end can build: a kernel name (a C identifier), sizes of
+ * 1 to KILN_CC_VARIANT_MAX and at most KILN_CC_VARIANT_IMAGES images, each of a distinct
+ * argument with a pixel of 1 to 16 bytes and 1 to 4 channels; if not, the log says why.
+ * Whether each names an image argument only the back end can tell.
  */
 static bool variant_valid(const struct kiln_cc_variant *v, struct kiln_cc_log *log)
 {
@@ -233,10 +235,19 @@ static bool variant_valid(const struct kiln_cc_variant *v, struct kiln_cc_log *l
         ok = isalnum((unsigned char)*c) || *c == '_';
     for (unsigned d = 0; ok && d < 3; d++)
         ok = v->local[d] >= 1 && v->local[d] <= KILN_CC_VARIANT_MAX;
-    if (!ok)
-        kiln_cc_log_printf(log, "error: malformed variant of kernel '%s': %zux%zux%zu\n",
-                           v->kernel ? v->kernel : "(null)", v->local[0], v->local[1], v->local[2]);
-    return ok;
+    bool images_ok = v->num_images <= KILN_CC_VARIANT_IMAGES;
+    for (unsigned i = 0; images_ok && i < v->num_images; i++) {
+        const struct kiln_cc_variant_image *im = &v->images[i];
+        images_ok = im->elem_size >= 1 && im->elem_size <= 16 && im->num_channels >= 1 &&
+                    im->num_channels <= 4;
+        for (unsigned j = 0; images_ok && j < i; j++)
+            images_ok = v->images[j].arg != im->arg;
+    }
+    if (!ok || !images_ok)
+        kiln_cc_log_printf(log, "error: malformed variant of kernel '%s': %zux%zux%zu%s\n",
+                           v->kernel ? v->kernel : "(null)", v->local[0], v->local[1], v->local[2],
+                           images_ok ? "" : ", its image formats");
+    return ok && images_ok;
 }
 
 /* build() and build_variant(): `variant` is NULL for an ordinary build. */

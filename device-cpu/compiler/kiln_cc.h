@@ -116,14 +116,34 @@ struct kiln_cc_header {
 };
 
 /*
+ * The format of one image argument a variant is built for: the argument's index and the
+ * fields of its struct kiln_image (kiln_image.h) that follow from the format. elem_size
+ * and num_channels are functions of (order, data_type); the runtime passes them so that
+ * the compiler needs no table of formats.
+ */
+struct kiln_cc_variant_image {
+    uint32_t arg;
+    uint32_t order;     /* CL_RGBA ... */
+    uint32_t data_type; /* CL_UNORM_INT8 ... */
+    uint32_t elem_size; /* bytes per pixel, 1 to 16 */
+    uint32_t num_channels;
+};
+/* Image arguments a variant can be specialised on; a kernel with more has no image variant. */
+#define KILN_CC_VARIANT_IMAGES 8
+
+/*
  * A local-size variant (docs/compiler.md, "Local-size variants"): `kernel` alone, built for
  * launches whose groups all have exactly `local` work-items (each 1 to KILN_CC_VARIANT_MAX)
- * and, when `zero_offset`, a zero global offset.
+ * and, when `zero_offset`, a zero global offset; and, for each of its first `num_images`
+ * entries of `images`, whose image argument has that format (distinct arguments, each an
+ * image argument of the kernel).
  */
 struct kiln_cc_variant {
     const char *kernel;
     size_t local[3];
     bool zero_offset;
+    unsigned num_images;
+    struct kiln_cc_variant_image images[KILN_CC_VARIANT_IMAGES];
 };
 #define KILN_CC_VARIANT_MAX 65536
 
@@ -190,9 +210,10 @@ struct kiln_cc_interface {
     /*
      * build() of `variant`: the program holds that one kernel alone. The kernel cache keys
      * it apart from the ordinary build and from every other variant. KILN_CC_INVALID_OPTIONS
-     * for a malformed variant (no kernel name, a size of 0 or above KILN_CC_VARIANT_MAX),
-     * KILN_CC_BUILD_FAILED when the source has no such kernel or the kernel cannot have a
-     * variant; the log says why.
+     * for a malformed variant (no kernel name, a size of 0 or above KILN_CC_VARIANT_MAX, more
+     * than KILN_CC_VARIANT_IMAGES images, an image format out of range),
+     * KILN_CC_BUILD_FAILED when the source has no such kernel, the kernel cannot have a
+     * variant or an image entry names an argument that is not an image; the log says why.
      */
     enum kiln_cc_status (*build_variant)(const char *source, const char *options,
                                          const struct kiln_cc_variant *variant,
@@ -214,7 +235,7 @@ struct kiln_cc_interface {
     enum kiln_cc_status (*set_language)(const char *extensions, const char *features);
 };
 
-#define KILN_CC_ABI_VERSION 13
+#define KILN_CC_ABI_VERSION 14
 
 /*
  * CL_DEVICE_MAX_GLOBAL_VARIABLE_SIZE: a program with a larger program-scope variable fails to

@@ -180,7 +180,7 @@ static int child(const char *expect)
 }
 
 /* The variant the variant tests build first: fill, for groups of 8x2, any offset. */
-static const struct kiln_cc_variant fill_8x2 = {"fill", {8, 2, 1}, false};
+static const struct kiln_cc_variant fill_8x2 = {"fill", {8, 2, 1}, false, 0, {{0}}};
 
 /* A build_variant() of `program`, `options`; NULL (the log on stderr) unless it built. */
 static struct kiln_cc_program *build_variant(const struct kiln_cc_variant *v)
@@ -439,10 +439,10 @@ static int expect_variant_hit(const struct kiln_cc_variant *v, int want)
 static int test_variant_key(void)
 {
     static const struct kiln_cc_variant others[] = {
-        {"fill", {8, 2, 1}, true},
-        {"fill", {8, 1, 2}, false},
-        {"fill", {16, 1, 1}, false},
-        {"scale", {16, 1, 1}, false},
+        {"fill", {8, 2, 1}, true, 0, {{0}}},
+        {"fill", {8, 1, 2}, false, 0, {{0}}},
+        {"fill", {16, 1, 1}, false, 0, {{0}}},
+        {"scale", {16, 1, 1}, false, 0, {{0}}},
     };
     CHECK(fresh_cache() == 0);
     unsetenv("KILN_BARRIER_STRATEGY");
@@ -1074,6 +1074,60 @@ struct test {
     int (*run)(void);
 };
 
+/* The image kernel of image-variant-key, and the cl.h numbers of the formats it is keyed on. */
+static const char image_program[] =
+    "kernel void copy(read_only image2d_t in, write_only image2d_t out) {\n"
+    "  int2 c = (int2)(get_global_id(0), get_global_id(1));\n"
+    "  write_imagef(out, c, read_imagef(in, c));\n"
+    "}\n";
+#define RGBA       0x10B5u
+#define R          0x10B0u
+#define UNORM_INT8 0x10D2u
+#define FLOAT_TYPE 0x10DEu
+
+/* A build_variant() of image_program: whether it came from the cache; -1 if it failed. */
+static int image_variant_hit(const struct kiln_cc_variant *v)
+{
+    struct kiln_cc_program *p = NULL;
+    char *log = NULL;
+    enum kiln_cc_status s = cc->build_variant(image_program, "-cl-std=CL3.0", v, &p, &log);
+    if (s != KILN_CC_OK)
+        fprintf(stderr, "image variant build failed (%d):\n%s\n", (int)s, log ? log : "(no log)");
+    free(log);
+    int hit = s == KILN_CC_OK ? cc->from_cache(p) : -1;
+    if (p)
+        cc->destroy(p);
+    return hit;
+}
+
+/*
+ * Image-format variants have keys of their own: each set of formats (another format, the
+ * same format on one argument only, none) is a cache entry apart, and each is found again.
+ */
+static int test_image_variant_key(void)
+{
+    struct kiln_cc_variant v[4];
+    for (int i = 0; i < 4; i++)
+        v[i] = (struct kiln_cc_variant){"copy", {8, 2, 1}, true, 2, {{0}}};
+    v[0].images[0] = v[0].images[1] = (struct kiln_cc_variant_image){0, RGBA, UNORM_INT8, 4, 4};
+    v[0].images[1].arg = 1;
+    v[1] = v[0];
+    v[1].images[0] = (struct kiln_cc_variant_image){0, R, FLOAT_TYPE, 4, 1};
+    v[1].images[1] = (struct kiln_cc_variant_image){1, R, FLOAT_TYPE, 4, 1};
+    v[2] = v[0];
+    v[2].num_images = 1;
+    v[3] = v[0];
+    v[3].num_images = 0;
+    CHECK(fresh_cache() == 0);
+    unsetenv("KILN_BARRIER_STRATEGY");
+    for (int i = 0; i < 4; i++)
+        CHECK(image_variant_hit(&v[i]) == 0);
+    for (int i = 0; i < 4; i++)
+        CHECK(image_variant_hit(&v[i]) == 1);
+    remove_tree(temp_dir);
+    return 0;
+}
+
 static const struct test tests[] = {
     {"hit", test_hit},
     {"corrupt", test_corrupt},
@@ -1081,6 +1135,7 @@ static const struct test tests[] = {
     {"location", test_location},
     {"key", test_key},
     {"variant-key", test_variant_key},
+    {"image-variant-key", test_image_variant_key},
     {"sha256", test_sha256},
     {"binary", test_binary},
     {"swapped", test_swapped},

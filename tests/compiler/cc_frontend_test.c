@@ -274,10 +274,40 @@ static int test_options(void)
     return 0;
 }
 
+/*
+ * Only the image types are images: a kernel's own type whose name starts with "image" (the
+ * CTS's image_kernel_data) is a plain pointer argument, built while the device reports no
+ * images; and an image2d_t beside it is still refused.
+ */
+static int test_image_named_type(void)
+{
+    static const char src[] = "typedef struct { int width; } image_kernel_data;\n"
+                              "kernel void k(global image_kernel_data *out)\n"
+                              "{\n"
+                              "    out->width = 7;\n"
+                              "}\n";
+    struct kiln_cc_program *p = ct_build_ok(src, "-cl-std=CL1.2");
+    CHECK(p);
+    const struct kiln_cc_kernel *k = ct_find_kernel(p, "k");
+    CHECK(k && k->num_args == 1 && k->args[0].kind == KILN_CC_ARG_GLOBAL_PTR);
+    int data = 0, *pd = &data;
+    void *args[] = {&pd};
+    size_t off = 0, one = 1;
+    ct_run_ndrange(k, args, 1, &off, &one, &one, NULL);
+    CHECK(data == 7);
+    ct_cc->destroy(p);
+    return 0;
+}
+
 const struct ct_test ct_tests[] = {
-    {"vector_add", test_vector_add},           {"dump_ir", test_dump_ir},
-    {"syntax_error", test_syntax_error},       {"clean_log", test_clean_log},
-    {"invalid_options", test_invalid_options}, {"options", test_options},
-    {"struct_arg", test_struct_arg},           {"unsupported_refused", test_unsupported_refused},
+    {"vector_add", test_vector_add},
+    {"dump_ir", test_dump_ir},
+    {"syntax_error", test_syntax_error},
+    {"clean_log", test_clean_log},
+    {"invalid_options", test_invalid_options},
+    {"options", test_options},
+    {"struct_arg", test_struct_arg},
+    {"unsupported_refused", test_unsupported_refused},
+    {"image_named_type", test_image_named_type},
 };
 const size_t ct_num_tests = sizeof(ct_tests) / sizeof(ct_tests[0]);

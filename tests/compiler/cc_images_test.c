@@ -1119,6 +1119,85 @@ static int test_images_no_calls(void)
     return 0;
 }
 
+/* How many switch instructions work-group function `kernel` of `ir` holds; -1 if none found. */
+static long switches_in(const char *ir, const char *kernel)
+{
+    char *fn = ct_wg_function(ir, kernel);
+    if (!fn)
+        return -1;
+    long n = (long)ct_count_of(fn, " switch ");
+    free(fn);
+    return n;
+}
+
+/*
+ * An image-format variant (struct kiln_cc_variant_image): the texel functions' switches on
+ * the channel order and data type are gone from the optimised copy kernel, which the generic
+ * build keeps, and so are the descriptor loads of the fields the format fixes.
+ */
+static int test_images_variant_folds(void)
+{
+    static const char src[] = "kernel void copy(read_only image2d_t in, write_only image2d_t out)\n"
+                              "{\n"
+                              "    int2 c = (int2)(get_global_id(0), get_global_id(1));\n"
+                              "    write_imagef(out, c, read_imagef(in, c));\n"
+                              "}\n";
+    struct kiln_cc_variant v = {"copy", {8, 1, 1}, true, 2, {{0}}};
+    v.images[0] = (struct kiln_cc_variant_image){0, CL_RGBA, CL_UNORM_INT8, 4, 4};
+    v.images[1] = (struct kiln_cc_variant_image){1, CL_RGBA, CL_UNORM_INT8, 4, 4};
+    struct kiln_cc_variant plain = v;
+    plain.num_images = 0;
+    struct kiln_cc_program *p = NULL;
+    char *log = NULL;
+    char *generic = ct_dumped_ir(src, "-cl-std=CL3.0", "optimized");
+    char *sized = ct_build_variant_dumped_ir(src, "-cl-std=CL3.0", &plain, "optimized", &p, &log);
+    ct_cc->destroy(p);
+    free(log);
+    char *folded = ct_build_variant_dumped_ir(src, "-cl-std=CL3.0", &v, "optimized", &p, &log);
+    CHECK(generic && sized && folded && p);
+    long n_generic = switches_in(generic, "copy"), n_sized = switches_in(sized, "copy"),
+         n_folded = switches_in(folded, "copy");
+    fprintf(stderr, "switches: generic %ld, local-size variant %ld, format variant %ld\n",
+            n_generic, n_sized, n_folded);
+    CHECK(n_generic > 0 && n_sized > 0);
+    CHECK(n_folded == 0);
+    /* The formats' fields are constants; the rest of the descriptor is loaded invariantly. */
+    struct kiln_cc_program *q = NULL;
+    char *qlog = NULL;
+    char *wrapped = ct_build_variant_dumped_ir(src, "-cl-std=CL3.0", &v, "wrapped", &q, &qlog);
+    CHECK(wrapped && strstr(wrapped, "!invariant.load"));
+    free(wrapped);
+    ct_cc->destroy(q);
+    free(qlog);
+    free(generic);
+    free(sized);
+    free(folded);
+    ct_cc->destroy(p);
+    free(log);
+    return 0;
+}
+
+/* A variant's image entry must name an image argument; a malformed format is refused. */
+static int test_images_variant_refused(void)
+{
+    static const char src[] = "kernel void copy(read_only image2d_t in, global uint *out)\n"
+                              "{\n"
+                              "    out[0] = read_imageui(in, (int2)(0, 0)).x;\n"
+                              "}\n";
+    static const char *const not_image[] = {"argument 1 is not an image", NULL};
+    static const char *const malformed[] = {"malformed variant", NULL};
+    struct kiln_cc_variant v = {"copy", {1, 1, 1}, true, 1, {{1, CL_R, CL_UNSIGNED_INT32, 4, 1}}};
+    CHECK(ct_expect_variant_failure(src, "-cl-std=CL3.0", &v, KILN_CC_BUILD_FAILED, not_image) ==
+          0);
+    v.images[0] = (struct kiln_cc_variant_image){0, CL_R, CL_UNSIGNED_INT32, 0, 1};
+    CHECK(ct_expect_variant_failure(src, "-cl-std=CL3.0", &v, KILN_CC_INVALID_OPTIONS, malformed) ==
+          0);
+    v.num_images = KILN_CC_VARIANT_IMAGES + 1;
+    CHECK(ct_expect_variant_failure(src, "-cl-std=CL3.0", &v, KILN_CC_INVALID_OPTIONS, malformed) ==
+          0);
+    return 0;
+}
+
 const struct ct_test ct_tests[] = {
     {"images_write", test_images_write},
     {"images_read", test_images_read},
@@ -1126,5 +1205,7 @@ const struct ct_test ct_tests[] = {
     {"images_query", test_images_query},
     {"images_half", test_images_half},
     {"images_no_calls", test_images_no_calls},
+    {"images_variant_folds", test_images_variant_folds},
+    {"images_variant_refused", test_images_variant_refused},
 };
 const size_t ct_num_tests = sizeof(ct_tests) / sizeof(ct_tests[0]);

@@ -506,9 +506,75 @@ static int test_wrap_split(void)
     return 0;
 }
 
+/*
+ * A work-item loop holding a loop, whose work-items read and write their own element
+ * (the fma chains of tests/perf's fma-float): the native path widens in[i] and out[i] into
+ * a gather and a scatter of consecutive addresses, which become one vector load and one
+ * vector store. Results against a host reference in groups of 16, 13 and 45.
+ */
+static int test_outer_consecutive(void)
+{
+    static const char src[] =
+        "kernel void chains(global const float *restrict in, global float *restrict out)\n"
+        "{\n"
+        "    size_t i = get_global_id(0);\n"
+        "    float x0 = in[i], x1 = x0 + 1.0f, x2 = x0 + 2.0f, x3 = x0 + 3.0f;\n"
+        "    for (int k = 0; k < 32; k++) {\n"
+        "        x0 = fma(x0, 0.75f, 0.25f); x1 = fma(x1, 0.75f, 0.25f);\n"
+        "        x2 = fma(x2, 0.75f, 0.25f); x3 = fma(x3, 0.75f, 0.25f);\n"
+        "    }\n"
+        "    out[i] = (x0 + x1) + (x2 + x3);\n"
+        "}\n";
+    enum { N = 45 };
+    static float in[N], out[N];
+    struct kiln_cc_program *p = NULL;
+    char *log = NULL;
+    char *ir = ct_build_dumped_ir(src, NULL, "optimized", &p, &log);
+    CHECK(ir && p);
+    free(log);
+    char *fn = ct_wg_function(ir, "chains");
+    CHECK(fn);
+    size_t gathers = ct_count_of(fn, "@llvm.masked.gather");
+    size_t scatters = ct_count_of(fn, "@llvm.masked.scatter");
+    unsigned lanes = ct_widest_vector_phi(fn, "float");
+    printf("kiln.wg.chains: vector phis of %u floats, %zu gathers, %zu scatters\n", lanes, gathers,
+           scatters);
+    CHECK(lanes >= 4);
+    CHECK(gathers == 0 && scatters == 0);
+    CHECK(strstr(fn, "load <") && strstr(fn, "store <"));
+    free(fn);
+    free(ir);
+
+    const struct kiln_cc_kernel *k = ct_find_kernel(p, "chains");
+    CHECK(k);
+    for (int i = 0; i < N; i++)
+        in[i] = (float)i / 8.0f - 2.0f;
+    float *pi = in, *po = out;
+    void *args[] = {&pi, &po};
+    static const size_t locals[] = {16, 13, 45};
+    for (size_t l = 0; l < 3; l++) {
+        memset(out, 0xff, sizeof(out));
+        size_t off = 0, gs = N, ls = locals[l];
+        ct_run_ndrange(k, args, 1, &off, &gs, &ls, NULL);
+        for (int i = 0; i < N; i++) {
+            float x[4] = {in[i], in[i] + 1.0f, in[i] + 2.0f, in[i] + 3.0f};
+            for (int r = 0; r < 32; r++)
+                for (int c = 0; c < 4; c++)
+                    x[c] = fmaf(x[c], 0.75f, 0.25f);
+            CHECK(out[i] == (x[0] + x[1]) + (x[2] + x[3]));
+        }
+    }
+    ct_cc->destroy(p);
+    return 0;
+}
+
 const struct ct_test ct_tests[] = {
-    {"narrow_loops", test_narrow_loops},   {"narrow_loops_int", test_narrow_loops_int},
-    {"outer_nbody", test_outer_nbody},     {"outer_loops", test_outer_loops},
-    {"strided_loops", test_strided_loops}, {"wrap_split", test_wrap_split},
+    {"narrow_loops", test_narrow_loops},
+    {"narrow_loops_int", test_narrow_loops_int},
+    {"outer_nbody", test_outer_nbody},
+    {"outer_loops", test_outer_loops},
+    {"strided_loops", test_strided_loops},
+    {"wrap_split", test_wrap_split},
+    {"outer_consecutive", test_outer_consecutive},
 };
 const size_t ct_num_tests = sizeof(ct_tests) / sizeof(ct_tests[0]);

@@ -287,10 +287,10 @@ static int test_variants(void)
         "    barrier(CLK_LOCAL_MEM_FENCE);\n"
         "    p[get_global_id(0)] = t[get_local_size(0) - 1 - get_local_id(0)];\n"
         "}\n";
-    static const struct kiln_cc_variant k64 = {"k", {64, 1, 1}, false};
-    static const struct kiln_cc_variant o16 = {"o", {16, 1, 1}, false};
-    static const struct kiln_cc_variant o16z = {"o", {16, 1, 1}, true};
-    static const struct kiln_cc_variant b32z = {"b", {32, 1, 1}, true};
+    static const struct kiln_cc_variant k64 = {"k", {64, 1, 1}, false, 0, {{0}}};
+    static const struct kiln_cc_variant o16 = {"o", {16, 1, 1}, false, 0, {{0}}};
+    static const struct kiln_cc_variant o16z = {"o", {16, 1, 1}, true, 0, {{0}}};
+    static const struct kiln_cc_variant b32z = {"b", {32, 1, 1}, true, 0, {{0}}};
     static const struct {
         const struct kiln_cc_variant *variant; /* NULL: the generic build of all three */
         bool local_fixed;                      /* "i32 1064" (k at 64) or "i32 2032" (b at 32) */
@@ -348,9 +348,10 @@ static int test_variants(void)
 
     static const char *const malformed[] = {"error: malformed variant of kernel '", NULL};
     static const struct kiln_cc_variant bad[] = {
-        {"k", {0, 1, 1}, true},     {"k", {64, 0, 1}, false},         {"k", {64, 1, 0}, false},
-        {"", {64, 1, 1}, true},     {NULL, {64, 1, 1}, false},        {"k x", {64, 1, 1}, false},
-        {"k", {65537, 1, 1}, true}, {"k", {(size_t)-1, 1, 1}, false},
+        {"k", {0, 1, 1}, true, 0, {{0}}},     {"k", {64, 0, 1}, false, 0, {{0}}},
+        {"k", {64, 1, 0}, false, 0, {{0}}},   {"", {64, 1, 1}, true, 0, {{0}}},
+        {NULL, {64, 1, 1}, false, 0, {{0}}},  {"k x", {64, 1, 1}, false, 0, {{0}}},
+        {"k", {65537, 1, 1}, true, 0, {{0}}}, {"k", {(size_t)-1, 1, 1}, false, 0, {{0}}},
     };
     for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
         if (ct_expect_variant_failure(src, "-cl-std=CL2.0", &bad[i], KILN_CC_INVALID_OPTIONS,
@@ -366,8 +367,8 @@ static int test_variants(void)
     static const char *const copy[] = {
         "no variant of kernel 'g': the program-scope variable 'count' would have a second copy",
         NULL};
-    static const struct kiln_cc_variant zz = {"zz", {8, 1, 1}, false};
-    static const struct kiln_cc_variant g8 = {"g", {8, 1, 1}, false};
+    static const struct kiln_cc_variant zz = {"zz", {8, 1, 1}, false, 0, {{0}}};
+    static const struct kiln_cc_variant g8 = {"g", {8, 1, 1}, false, 0, {{0}}};
     return ct_expect_variant_failure(src, "-cl-std=CL2.0", &zz, KILN_CC_BUILD_FAILED, missing) ||
            ct_expect_variant_failure(globals, "-cl-std=CL2.0", &g8, KILN_CC_BUILD_FAILED, copy);
 }

@@ -182,6 +182,7 @@ enum kiln_cc_status kiln_cc_options_parse(const char *options, struct kiln_cc_op
     out->variant_kernel = NULL;
     memset(out->variant_local, 0, sizeof(out->variant_local));
     out->variant_zero_offset = false;
+    out->variant_num_images = 0;
 
     for (;;) {
         char *word = next_word(&cursor);

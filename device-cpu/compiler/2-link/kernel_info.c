@@ -75,11 +75,29 @@ static uint64_t md_uint(LLVMValueRef node, unsigned i)
     return op && LLVMIsAConstantInt(op) ? LLVMConstIntGetZExtValue(op) : 0;
 }
 
-/* KILN_CC_ARG_IMAGE for the image types, _SAMPLER for sampler_t, else _UNSUPPORTED. */
+/*
+ * KILN_CC_ARG_IMAGE for the image types, _SAMPLER for sampler_t, else _UNSUPPORTED. By
+ * name, exactly: a kernel's own `image_data *` or `image_t` is not an image.
+ */
 static enum kiln_cc_arg_kind image_kind(const struct kiln_cc_arg *a)
 {
-    if (strncmp(a->type_name, "image", 5) == 0)
-        return KILN_CC_ARG_IMAGE;
+    static const char *const images[] = {
+        "image1d_t",
+        "image1d_buffer_t",
+        "image1d_array_t",
+        "image2d_t",
+        "image2d_array_t",
+        "image3d_t",
+        "image2d_depth_t",
+        "image2d_array_depth_t",
+        "image2d_msaa_t",
+        "image2d_array_msaa_t",
+        "image2d_msaa_depth_t",
+        "image2d_array_msaa_depth_t",
+    };
+    for (size_t i = 0; i < sizeof(images) / sizeof(images[0]); i++)
+        if (strcmp(a->type_name, images[i]) == 0)
+            return KILN_CC_ARG_IMAGE;
     if (strcmp(a->type_name, "sampler_t") == 0)
         return KILN_CC_ARG_SAMPLER;
     return KILN_CC_ARG_UNSUPPORTED;

@@ -28,6 +28,7 @@
  */
 #include "wg_internal.h"
 #include "kiln_abi.h"
+#include "kiln_image.h"
 
 #include <llvm-c/DebugInfo.h>
 #include <llvm-c/IRReader.h>
@@ -653,6 +654,125 @@ static void fold_known_ctx_fields(struct kiln_cc_build *b, unsigned k, LLVMValue
     }
 }
 
+/* The variant's entry for image argument `arg` of kernel `info`, or NULL. */
+static const struct kiln_cc_variant_image *
+variant_image(const struct kiln_cc_build *b, const struct kiln_cc_kernel *info, unsigned arg)
+{
+    if (!kiln_cc_is_variant(b, info))
+        return NULL;
+    for (unsigned i = 0; i < b->opts->variant_num_images; i++)
+        if (b->opts->variant_images[i].arg == arg)
+            return &b->opts->variant_images[i];
+    return NULL;
+}
+
+/*
+ * The descriptor pointer of each image argument of wrapper `fn` in base[] (NULL for other
+ * arguments): the load of the pointer that unpack_arg stored in args[i], found again by its
+ * address rather than kept from build_wrapper, as the simplifications since may have
+ * replaced instructions.
+ */
+static void find_image_descriptors(LLVMTargetDataRef td, const struct kiln_cc_kernel *info,
+                                   LLVMValueRef fn, LLVMValueRef *base)
+{
+    LLVMValueRef args = LLVMGetParam(fn, 0);
+    LLVMBasicBlockRef entry = LLVMGetEntryBasicBlock(fn);
+    for (LLVMValueRef in = LLVMGetFirstInstruction(entry); in; in = LLVMGetNextInstruction(in)) {
+        LLVMValueRef slot = LLVMIsALoadInst(in) ? LLVMGetOperand(in, 0) : NULL;
+        if (!slot || !LLVMIsALoadInst(slot))
+            continue;
+        long long off = offset_from(td, LLVMGetOperand(slot, 0), args);
+        if (off < 0 || off % 8 != 0 || (unsigned long long)off / 8 >= info->num_args)
+            continue;
+        unsigned i = (unsigned)(off / 8);
+        if (info->args[i].kind == KILN_CC_ARG_IMAGE && !base[i])
+            base[i] = in;
+    }
+}
+
+/*
+ * Image arguments (DESIGN.md §7). The runtime never writes a descriptor after creating it,
+ * so every load of one is invariant.load, which lets LLVM hoist it out of the work-item
+ * loops past the kernel's stores to the pixels. In a variant built for the image formats of
+ * its launches (struct kiln_cc_variant_image), the loads of the fields that follow from the
+ * format (order, data_type, elem_size, num_channels) become those constants: the kernel
+ * library's texel functions switch on them on every access, and once they are constant the
+ * switches fold away before O3 and the accesses can vectorise.
+ */
+static void fold_image_fields(struct kiln_cc_build *b, unsigned k, LLVMValueRef fn)
+{
+    const struct kiln_cc_kernel *info = &b->prog->kernels[k];
+    bool any = false;
+    for (unsigned i = 0; i < info->num_args; i++)
+        any |= info->args[i].kind == KILN_CC_ARG_IMAGE;
+    if (!any)
+        return;
+    LLVMValueRef *base = calloc(info->num_args, sizeof(*base));
+    if (!base)
+        return; /* nothing folded: the generic code is as correct */
+    LLVMTargetDataRef td = LLVMGetModuleDataLayout(b->mod);
+    find_image_descriptors(td, info, fn, base);
+    unsigned invariant = LLVMGetMDKindIDInContext(b->ctx, "invariant.load", 14);
+    LLVMValueRef empty = LLVMMetadataAsValue(b->ctx, LLVMMDNodeInContext2(b->ctx, NULL, 0));
+    static const long long fields[4] = {
+        offsetof(struct kiln_image, order), offsetof(struct kiln_image, data_type),
+        offsetof(struct kiln_image, elem_size), offsetof(struct kiln_image, num_channels)};
+    for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(fn); bb; bb = LLVMGetNextBasicBlock(bb)) {
+        LLVMValueRef in = LLVMGetFirstInstruction(bb);
+        while (in) {
+            LLVMValueRef next = LLVMGetNextInstruction(in);
+            if (!LLVMIsALoadInst(in) || LLVMGetVolatile(in) ||
+                LLVMGetOrdering(in) != LLVMAtomicOrderingNotAtomic) {
+                in = next;
+                continue;
+            }
+            for (unsigned i = 0; i < info->num_args; i++) {
+                long long off = base[i] ? offset_from(td, LLVMGetOperand(in, 0), base[i]) : -1;
+                if (off < 0 || off >= (long long)sizeof(struct kiln_image))
+                    continue;
+                const struct kiln_cc_variant_image *im = variant_image(b, info, i);
+                LLVMTypeRef t = LLVMTypeOf(in);
+                bool i32 =
+                    LLVMGetTypeKind(t) == LLVMIntegerTypeKind && LLVMGetIntTypeWidth(t) == 32;
+                const uint32_t known[4] = {im ? im->order : 0, im ? im->data_type : 0,
+                                           im ? im->elem_size : 0, im ? im->num_channels : 0};
+                int f = 0;
+                while (f < 4 && fields[f] != off)
+                    f++;
+                if (im && i32 && f < 4) {
+                    LLVMReplaceAllUsesWith(in, LLVMConstInt(t, known[f], 0));
+                    LLVMInstructionEraseFromParent(in);
+                } else {
+                    LLVMSetMetadata(in, invariant, empty);
+                }
+                break;
+            }
+            in = next;
+        }
+    }
+    free(base);
+}
+
+/* Each image entry of a variant must name an image argument of its kernel. */
+static enum kiln_cc_status check_variant_images(struct kiln_cc_build *b)
+{
+    for (unsigned k = 0; k < b->prog->num_kernels; k++) {
+        const struct kiln_cc_kernel *info = &b->prog->kernels[k];
+        if (!kiln_cc_is_variant(b, info))
+            continue;
+        for (unsigned i = 0; i < b->opts->variant_num_images; i++) {
+            uint32_t arg = b->opts->variant_images[i].arg;
+            if (arg < info->num_args && info->args[arg].kind == KILN_CC_ARG_IMAGE)
+                continue;
+            kiln_cc_log_printf(b->log,
+                               "error: no variant of kernel '%s': argument %u is not an image\n",
+                               info->name, (unsigned)arg);
+            return KILN_CC_BUILD_FAILED;
+        }
+    }
+    return KILN_CC_OK;
+}
+
 /*
  * A variant's build (struct kiln_cc_variant) is a second loaded copy of the program beside the
  * generic one: a program-scope variable the kernel can write would exist twice, and the
@@ -722,14 +842,18 @@ enum kiln_cc_status kiln_cc_wrappers_build(struct kiln_cc_build *b)
         status = replace_hook(b, KILN_CC_HOOK_LOCAL_ID, loops);
     if (status == KILN_CC_OK)
         status = replace_hook(b, KILN_CC_HOOK_LEADER, loops);
+    if (status == KILN_CC_OK)
+        status = check_variant_images(b);
     for (unsigned k = 0; k < n && status == KILN_CC_OK; k++) {
         mark_constant_loads(b, loops[k].fibers ? loops[k].body : b->wrappers[k]);
         if (!loops[k].fibers && !flat[k] &&
             (kiln_cc_fixed_local_size(b, &b->prog->kernels[k], 0) ||
              zero_offset(b, &b->prog->kernels[k])))
             status = simplify_wrapper(b, b->wrappers[k]);
-        if (!loops[k].fibers)
+        if (!loops[k].fibers) {
             fold_known_ctx_fields(b, k, b->wrappers[k], LLVMGetParam(b->wrappers[k], 1));
+            fold_image_fields(b, k, b->wrappers[k]);
+        }
         if (loops[k].fibers)
             status = kiln_cc_fibers_finish(b, k, loops[k].body);
         else

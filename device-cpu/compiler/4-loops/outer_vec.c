@@ -23,7 +23,8 @@
  *    say) is first split into scalars by LLVM's scalarizer, on the chosen functions
  *    only, so that it is widened across work-items instead.
  *
- * Such a loop gets llvm.loop.vectorize.enable and a width (the host's float lanes).
+ * Such a loop gets llvm.loop.vectorize.enable and a width (the host's float lanes, or 32
+ * for a loop computing in half alone on a host with AVX-512 FP16).
  * After the vectoriser, the hint is removed again from every loop it did not vectorise
  * (so the missed-transformation warning never reaches a build log), and a gather whose
  * lanes all read one address (the inner loop's uniform loads, which the native path
@@ -527,13 +528,106 @@ static LLVMValueRef scalar_of(struct uniform *u, LLVMValueRef v)
 }
 
 /*
+ * Whether the lanes of integer vector v are x, x + 1, ..., x + n - 1 for some x: a constant
+ * so made, the sum of such a vector and a uniform one, or a phi whose incoming values are
+ * such vectors or the phi plus a uniform vector (the vectoriser's induction of the work-item
+ * index). `depth` bounds the walk.
+ */
+static bool consecutive(const struct uniform *u, LLVMValueRef v, LLVMValueRef phi, int depth)
+{
+    if (depth > 8 || !is_vector(v) ||
+        LLVMGetTypeKind(LLVMGetElementType(LLVMTypeOf(v))) != LLVMIntegerTypeKind)
+        return false;
+    if (LLVMIsConstant(v)) {
+        unsigned n = LLVMGetVectorSize(LLVMTypeOf(v));
+        LLVMValueRef first = LLVMGetAggregateElement(v, 0);
+        if (!first || !LLVMIsAConstantInt(first))
+            return false;
+        long long base = LLVMConstIntGetSExtValue(first);
+        for (unsigned i = 1; i < n; i++) {
+            LLVMValueRef e = LLVMGetAggregateElement(v, i);
+            if (!e || !LLVMIsAConstantInt(e) || LLVMConstIntGetSExtValue(e) != base + (long long)i)
+                return false;
+        }
+        return true;
+    }
+    if (LLVMIsAPHINode(v)) {
+        if (v == phi)
+            return false;
+        unsigned n = LLVMCountIncoming(v);
+        for (unsigned i = 0; i < n; i++) {
+            LLVMValueRef in = LLVMGetIncomingValue(v, i);
+            bool step =
+                LLVMIsABinaryOperator(in) && LLVMGetInstructionOpcode(in) == LLVMAdd &&
+                ((LLVMGetOperand(in, 0) == v && operand_uniform(u, LLVMGetOperand(in, 1))) ||
+                 (LLVMGetOperand(in, 1) == v && operand_uniform(u, LLVMGetOperand(in, 0))));
+            if (!step && !consecutive(u, in, v, depth + 1))
+                return false;
+        }
+        return true;
+    }
+    if (LLVMIsABinaryOperator(v) && LLVMGetInstructionOpcode(v) == LLVMAdd) {
+        LLVMValueRef a = LLVMGetOperand(v, 0), b = LLVMGetOperand(v, 1);
+        return (operand_uniform(u, a) && consecutive(u, b, phi, depth + 1)) ||
+               (operand_uniform(u, b) && consecutive(u, a, phi, depth + 1));
+    }
+    return false;
+}
+
+/*
+ * A gather or scatter (all-ones mask) whose lanes address consecutive elements,
+ * getelementptr T, uniform base, x + <0, 1, ...> with T the accessed type, becomes one
+ * vector load or store at lane 0's address: the native path widens every access of the
+ * work-item index into a gather, and AVX-512 has no gather of 16-bit elements at all.
+ */
+static bool vectorise_consecutive(struct uniform *u, LLVMBuilderRef bld, LLVMValueRef call)
+{
+    bool is_store = LLVMGetTypeKind(LLVMTypeOf(call)) == LLVMVoidTypeKind;
+    LLVMValueRef ptrs = LLVMGetOperand(call, is_store ? 1 : 0);
+    LLVMTypeRef vt = is_store ? LLVMTypeOf(LLVMGetOperand(call, 0)) : LLVMTypeOf(call);
+    if (!LLVMIsAGetElementPtrInst(ptrs) || LLVMGetNumOperands(ptrs) != 2 ||
+        LLVMGetGEPSourceElementType(ptrs) != LLVMGetElementType(vt) ||
+        !operand_uniform(u, LLVMGetOperand(ptrs, 0)) ||
+        !consecutive(u, LLVMGetOperand(ptrs, 1), NULL, 0))
+        return false;
+    LLVMValueRef idx = LLVMGetOperand(ptrs, 1);
+    LLVMValueRef base = scalar_of(u, LLVMGetOperand(ptrs, 0));
+    LLVMPositionBuilderBefore(bld, call);
+    LLVMValueRef first =
+        LLVMBuildExtractElement(bld, idx, LLVMConstInt(LLVMInt64TypeInContext(u->ctx), 0, 0), "");
+    LLVMValueRef p = LLVMBuildGEP2(bld, LLVMGetElementType(vt), base, &first, 1, "");
+    LLVMSetIsInBounds(p, LLVMIsInBounds(ptrs));
+    unsigned align = (unsigned)LLVMConstIntGetZExtValue(LLVMGetOperand(call, is_store ? 2 : 1));
+    LLVMValueRef access;
+    if (is_store) {
+        access = LLVMBuildStore(bld, LLVMGetOperand(call, 0), p);
+    } else {
+        access = LLVMBuildLoad2(bld, vt, p, "");
+        LLVMReplaceAllUsesWith(call, access);
+    }
+    LLVMSetAlignment(access, align);
+    /* The loop's access group and alias facts stay with the access. */
+    LLVMValueRef md;
+    const char *const kinds[] = {"llvm.access.group", "tbaa", "alias.scope", "noalias"};
+    for (unsigned k = 0; k < sizeof(kinds) / sizeof(kinds[0]); k++) {
+        unsigned id = LLVMGetMDKindIDInContext(u->ctx, kinds[k], (unsigned)strlen(kinds[k]));
+        if ((md = LLVMGetMetadata(call, id)) != NULL)
+            LLVMSetMetadata(access, id, md);
+    }
+    LLVMInstructionEraseFromParent(call);
+    return true;
+}
+
+/*
  * Rewrites every llvm.masked.gather of fn whose mask is all ones and whose address
  * vector is uniform into one load and a broadcast: each lane would load the same
- * address. The vector computations left without users are cleaned up by instcombine.
+ * address; and every such gather or scatter of consecutive elements into one vector
+ * load or store. The vector computations left without users are cleaned up by
+ * instcombine.
  */
 static bool scalarise_uniform_gathers(LLVMContextRef ctx, LLVMValueRef fn)
 {
-    static const char gather[] = "llvm.masked.gather.";
+    static const char gather[] = "llvm.masked.gather.", scatter[] = "llvm.masked.scatter.";
     struct uniform u = {.ctx = ctx};
     size_t n = 0, cap = 0;
     LLVMValueRef *calls = NULL;
@@ -542,10 +636,12 @@ static bool scalarise_uniform_gathers(LLVMContextRef ctx, LLVMValueRef fn)
         for (LLVMValueRef in = LLVMGetFirstInstruction(bb); in; in = LLVMGetNextInstruction(in)) {
             LLVMValueRef callee = LLVMIsACallInst(in) ? LLVMGetCalledValue(in) : NULL;
             size_t len;
-            if (!callee || !LLVMIsAFunction(callee) ||
-                strncmp(LLVMGetValueName2(callee, &len), gather, sizeof(gather) - 1) != 0)
+            const char *name =
+                callee && LLVMIsAFunction(callee) ? LLVMGetValueName2(callee, &len) : "";
+            bool is_scatter = strncmp(name, scatter, sizeof(scatter) - 1) == 0;
+            if (!is_scatter && strncmp(name, gather, sizeof(gather) - 1) != 0)
                 continue;
-            LLVMValueRef mask = LLVMGetOperand(in, 2);
+            LLVMValueRef mask = LLVMGetOperand(in, is_scatter ? 3 : 2);
             if (mask != LLVMConstAllOnes(LLVMTypeOf(mask)))
                 continue;
             if (n == cap) {
@@ -565,8 +661,11 @@ static bool scalarise_uniform_gathers(LLVMContextRef ctx, LLVMValueRef fn)
     find_uniform(&u, fn);
     LLVMBuilderRef bld = LLVMCreateBuilderInContext(ctx);
     for (size_t i = 0; i < n && !u.oom; i++) {
-        LLVMValueRef call = calls[i], ptrs = LLVMGetOperand(call, 0);
-        if (!operand_uniform(&u, ptrs))
+        LLVMValueRef call = calls[i];
+        if (vectorise_consecutive(&u, bld, call))
+            continue;
+        LLVMValueRef ptrs = LLVMGetOperand(call, 0);
+        if (LLVMGetTypeKind(LLVMTypeOf(call)) == LLVMVoidTypeKind || !operand_uniform(&u, ptrs))
             continue;
         LLVMValueRef p = scalar_of(&u, ptrs);
         LLVMTypeRef vt = LLVMTypeOf(call);
@@ -600,6 +699,26 @@ static unsigned host_lanes(const struct kiln_cc_host *host)
     if (strstr(host->features, "+avx,") || strstr(host->features, "+avx2,"))
         return 8;
     return 4;
+}
+
+/*
+ * Whether loop l computes in half and in no wider floating-point type: with AVX-512 FP16
+ * such a loop is widened to 32 lanes, one 512-bit register of halves.
+ */
+static bool half_only(const struct wi_loop *l, LLVMValueRef fn)
+{
+    bool half = false;
+    for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(fn); bb; bb = LLVMGetNextBasicBlock(bb)) {
+        if (!kiln_cc_ptr_map_has(&l->blocks, bb))
+            continue;
+        for (LLVMValueRef in = LLVMGetFirstInstruction(bb); in; in = LLVMGetNextInstruction(in)) {
+            LLVMTypeKind k = LLVMGetTypeKind(LLVMTypeOf(in));
+            if (k == LLVMFloatTypeKind || k == LLVMDoubleTypeKind)
+                return false;
+            half |= k == LLVMHalfTypeKind;
+        }
+    }
+    return half;
 }
 
 /* Marks the chosen loops of the work-group functions; fns/chosen say which functions. */
@@ -637,6 +756,10 @@ enum kiln_cc_status kiln_cc_outer_vec_choose(struct kiln_cc_build *b, LLVMValueR
         md_pair(b->ctx, "llvm.loop.vectorize.enable", LLVMConstInt(i1, 1, 0)),
         md_pair(b->ctx, "llvm.loop.vectorize.width", LLVMConstInt(i32, host_lanes(b->host), 0)),
     };
+    LLVMMetadataRef half_hints[2] = {
+        hints[0],
+        md_pair(b->ctx, "llvm.loop.vectorize.width", LLVMConstInt(i32, 32, 0)),
+    };
     *nchosen = 0;
     for (unsigned f = 0; f < nfns && status == KILN_CC_OK; f++) {
         if (!chosen[f])
@@ -648,7 +771,9 @@ enum kiln_cc_status kiln_cc_outer_vec_choose(struct kiln_cc_build *b, LLVMValueR
         for (unsigned i = 0; i < n && !oom; i++) {
             if (!widenable_body(b->ctx, &loops[i], fns[f], false))
                 continue;
-            oom = !replace_loop_id(b->ctx, loops[i].latch_br, NULL, 0, hints, 2);
+            bool wide = b->host->avx512fp16 && half_only(&loops[i], fns[f]);
+            oom =
+                !replace_loop_id(b->ctx, loops[i].latch_br, NULL, 0, wide ? half_hints : hints, 2);
             chosen[f] = true;
         }
         *nchosen += chosen[f];

@@ -11,7 +11,7 @@
  * accounts for its entry and trims when the directory is over the limit.
  *
  * The key is SHA-256 over: the source, the build options as given, a local-size variant's
- * kernel, sizes and offset flag (only a variant's key has them), the cc1 flags
+ * kernel, sizes, offset flag and image formats (only a variant's key has them), the cc1 flags
  * every kernel is compiled with (OpenCL C version and features), the target
  * (the CPU as CPUID describes it, the build ids of libkiln-cc.so and
  * libkiln-cc-llvm.so: see kiln_cc_target_id; no LLVM is loaded to compute it) and the environment
@@ -259,6 +259,14 @@ bool kiln_cc_cache_key(const char *source, const char *options,
         hash_field(&s, "variant");
         hash_field(&s, variant->kernel);
         hash_field(&s, shape);
+        /* Only an image-format variant has these: the other variants keep their keys. */
+        for (unsigned i = 0; i < variant->num_images && i < KILN_CC_VARIANT_IMAGES; i++) {
+            const struct kiln_cc_variant_image *im = &variant->images[i];
+            snprintf(shape, sizeof(shape), "image %u:%x,%x,%u,%u", (unsigned)im->arg,
+                     (unsigned)im->order, (unsigned)im->data_type, (unsigned)im->elem_size,
+                     (unsigned)im->num_channels);
+            hash_field(&s, shape);
+        }
     }
     hash_field(&s, "source");
     hash_field(&s, source);

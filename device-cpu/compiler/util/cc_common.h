@@ -134,7 +134,7 @@ struct kiln_cc_backend {
                                 const char *options, struct kiln_cc_program **out, char **log);
 };
 
-#define KILN_CC_BACKEND_VERSION 3
+#define KILN_CC_BACKEND_VERSION 4
 #define KILN_CC_BACKEND_LIBRARY "libkiln-cc-llvm.so"
 typedef const struct kiln_cc_backend *(*kiln_cc_backend_fn)(void);
 #define KILN_CC_BACKEND_SYMBOL "kiln_cc_backend"

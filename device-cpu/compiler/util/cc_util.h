@@ -39,12 +39,15 @@ struct kiln_cc_options {
     /*
      * Not from the options string: backend.c copies build()'s struct kiln_cc_variant here.
      * Build that one kernel for launches whose groups are all exactly variant_local, and with
-     * a zero global offset when variant_zero_offset. variant_kernel is the caller's string,
-     * NULL for an ordinary build.
+     * a zero global offset when variant_zero_offset, and whose image arguments
+     * variant_images[0 .. variant_num_images) have those formats. variant_kernel is the
+     * caller's string, NULL for an ordinary build.
      */
     const char *variant_kernel;
     size_t variant_local[3];
     bool variant_zero_offset;
+    unsigned variant_num_images;
+    struct kiln_cc_variant_image variant_images[KILN_CC_VARIANT_IMAGES];
 };
 
 /* Link options (OpenCL 3.0 API §5.8.7), parsed by 1-frontend/options.c. */
