@@ -292,6 +292,16 @@ static cl_int order_out_of_order(struct kiln_rt_command *cmd, bool after_all, bo
     return CL_SUCCESS;
 }
 
+void kiln_rt_command_hold(struct kiln_rt_command *cmd, cl_mem mem_a, cl_mem mem_b)
+{
+    cl_mem mems[2] = {mem_a, mem_b};
+    for (int i = 0; i < 2; i++)
+        if (mems[i]) {
+            cmd->mems[i] = mems[i];
+            kiln_rt_obj_hold(&mems[i]->obj);
+        }
+}
+
 cl_int kiln_rt_command_submit(struct kiln_rt_command *cmd, cl_uint num_events,
                               const cl_event *wait_list, cl_event *event_ret, bool blocking)
 {
@@ -381,13 +391,6 @@ cl_int kiln_rt_submit_bytes(cl_command_queue q, enum kiln_rt_cmd_kind kind, cl_c
         cmd->u.copy.pattern = cmd->u.copy.pattern_store;
         cmd->u.copy.pattern_size = pattern_size;
     }
-    if (mem_a) {
-        cmd->mems[0] = mem_a;
-        kiln_rt_obj_hold(&mem_a->obj);
-    }
-    if (mem_b) {
-        cmd->mems[1] = mem_b;
-        kiln_rt_obj_hold(&mem_b->obj);
-    }
+    kiln_rt_command_hold(cmd, mem_a, mem_b);
     return kiln_rt_command_submit(cmd, n, list, event, blocking);
 }

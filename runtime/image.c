@@ -689,14 +689,7 @@ static cl_int submit_box(cl_command_queue q, cl_command_type type, const struct 
     r->dst_slice = dst->slice;
     r->src_row = src->row;
     r->src_slice = src->slice;
-    if (mem_a) {
-        cmd->mems[0] = mem_a;
-        kiln_rt_obj_hold(&mem_a->obj);
-    }
-    if (mem_b) {
-        cmd->mems[1] = mem_b;
-        kiln_rt_obj_hold(&mem_b->obj);
-    }
+    kiln_rt_command_hold(cmd, mem_a, mem_b);
     return kiln_rt_command_submit(cmd, n, list, event, blocking);
 }
 

@@ -139,6 +139,8 @@ struct kiln_rt_command {
  */
 cl_int kiln_rt_command_create(cl_command_queue q, enum kiln_rt_cmd_kind kind, cl_command_type type,
                               struct kiln_rt_command **out);
+/* The command holds mem_a and mem_b (either may be NULL) until it completes. */
+void kiln_rt_command_hold(struct kiln_rt_command *cmd, cl_mem mem_a, cl_mem mem_b);
 /* Free a command that was never submitted, with its event. */
 void kiln_rt_command_discard(struct kiln_rt_command *cmd);
 /*
