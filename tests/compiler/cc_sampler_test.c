@@ -507,7 +507,10 @@ static int run_case(const struct kiln_cc_program *p, enum img_type t, enum fn f,
                                    : a < types[t].dims
                                        ? axis_value(idx, size, (int)norm, none, linear)
                                        : 0.0f;
-                        ic[i][a] = is_layer            ? int_value(idx, L + 4, 0) - 2
+                        int layer = is_layer ? int_value(idx, L + 4, 0) : 0;
+                        /* Layers from -2 up; INT_MIN stays itself (no signed overflow). */
+                        layer = layer == INT_MIN ? layer : layer - 2;
+                        ic[i][a] = is_layer            ? layer
                                    : a < types[t].dims ? int_value(idx, size, none)
                                                        : 0;
                     }
