@@ -243,6 +243,20 @@ static int4 sext(uint4 raw, int shift)
     return as_int4(raw << (uint)shift) >> shift;
 }
 
+/*
+ * x / d for the integers x of a normalised format (|x| <= 65536) and its divisors 1, 3, 31,
+ * 63, 127, 255, 1023, 32767 and 65535, correctly rounded without a division: x times the
+ * reciprocal, then one step of Newton's correction on the exact remainder fma(-q, d, x).
+ * Checked equal to the division, sign of zero included, for every such x and d. A vector
+ * division costs several times the three fused operations, and a read converts every texel.
+ */
+static float4 div_exact(float4 x, float4 d)
+{
+    float4 r = 1.0f / d;
+    float4 q = x * r;
+    return __builtin_elementwise_fma(__builtin_elementwise_fma(-q, d, x), r, q);
+}
+
 float4 kiln_texel_raw_f(kiln_image_desc_t d, uint4 raw)
 {
     float4 s;
@@ -250,33 +264,33 @@ float4 kiln_texel_raw_f(kiln_image_desc_t d, uint4 raw)
         /* Stored channel 3 is alpha (sRGBA, sBGRA) or padding. */
         uint4 k = raw & 0xffu;
         s = (float4)(kiln_srgb_table[k.x], kiln_srgb_table[k.y], kiln_srgb_table[k.z],
-                     (float)k.w / 255.0f);
+                     div_exact((float4)k.w, (float4)255.0f).x);
         return swizzle_f(d->order, s);
     }
     switch (d->data_type) {
     case KILN_CL_UNORM_INT8:
-        s = convert_float4(raw) / 255.0f;
+        s = div_exact(convert_float4(raw), (float4)255.0f);
         break;
     case KILN_CL_UNORM_INT16:
-        s = convert_float4(raw) / 65535.0f;
+        s = div_exact(convert_float4(raw), (float4)65535.0f);
         break;
     case KILN_CL_SNORM_INT8:
-        s = KILN_EMAX(convert_float4(sext(raw, 24)) / 127.0f, (float4)-1.0f);
+        s = KILN_EMAX(div_exact(convert_float4(sext(raw, 24)), (float4)127.0f), (float4)-1.0f);
         break;
     case KILN_CL_SNORM_INT16:
-        s = KILN_EMAX(convert_float4(sext(raw, 16)) / 32767.0f, (float4)-1.0f);
+        s = KILN_EMAX(div_exact(convert_float4(sext(raw, 16)), (float4)32767.0f), (float4)-1.0f);
         break;
     case KILN_CL_UNORM_SHORT_565:
-        s = convert_float4(raw) / (float4)(31.0f, 63.0f, 31.0f, 1.0f);
+        s = div_exact(convert_float4(raw), (float4)(31.0f, 63.0f, 31.0f, 1.0f));
         break;
     case KILN_CL_UNORM_SHORT_555:
-        s = convert_float4(raw) / 31.0f;
+        s = div_exact(convert_float4(raw), (float4)31.0f);
         break;
     case KILN_CL_UNORM_INT_101010:
-        s = convert_float4(raw) / 1023.0f;
+        s = div_exact(convert_float4(raw), (float4)1023.0f);
         break;
     case KILN_CL_UNORM_INT_101010_2:
-        s = convert_float4(raw) / (float4)(1023.0f, 1023.0f, 1023.0f, 3.0f);
+        s = div_exact(convert_float4(raw), (float4)(1023.0f, 1023.0f, 1023.0f, 3.0f));
         break;
     case KILN_CL_HALF_FLOAT:
         s = kiln_h2f4(convert_ushort4(raw));
