@@ -8,10 +8,10 @@
  *
  * The extensions and OpenCL C features reported here are the one list of what a kernel
  * sees: the compiler is handed them (kiln_rt_device_extensions, kiln_rt_device_features) and
- * gives user kernels exactly their macros. KILN_FP16=1, a development switch, adds
- * cl_khr_fp16 (docs/envvars.md), so the half builtins can be tested before it is reported
- * by default. KILN_IMAGES=1 likewise reports images (their limits, extensions and features)
- * while their parts are built (docs/images.md).
+ * gives user kernels exactly their macros. cl_khr_fp16 is reported unless KILN_FP16=0
+ * (docs/envvars.md), which shows a device without half precision. KILN_IMAGES=1, a
+ * development switch, reports images (their limits, extensions and features) while their
+ * parts are built (docs/images.md).
  */
 #include "rt_device.h"
 #include "rt_debug.h"
@@ -45,7 +45,7 @@ static const cl_name_version device_exts[] = {
     {CL_MAKE_VERSION(1, 0, 0), "cl_khr_fp64"},
 };
 
-/* cl_khr_fp16, reported under KILN_FP16=1 only (docs/status.md says why). */
+/* cl_khr_fp16, reported unless KILN_FP16=0. */
 static const cl_name_version fp16_ext = {CL_MAKE_VERSION(1, 0, 0), "cl_khr_fp16"};
 
 /* The image extensions, reported under KILN_IMAGES=1 only (docs/images.md). */
@@ -136,7 +136,7 @@ static const cl_name_version devenq_feature = {CL_MAKE_VERSION(3, 0, 0),
                                                "__opencl_c_device_enqueue"};
 
 /*
- * The reported lists, fixed at the first use: device_exts and, under KILN_FP16=1, fp16_ext,
+ * The reported lists, fixed at the first use: device_exts and, unless KILN_FP16=0, fp16_ext,
  * under KILN_IMAGES=1, image_exts; c_features and, under KILN_DEVICE_ENQUEUE=1,
  * devenq_feature, under KILN_IMAGES=1, image_features.
  */
@@ -161,7 +161,7 @@ static void join_names(char *buf, size_t cap, const cl_name_version *v, size_t n
 static void language_init(void)
 {
     const char *env = getenv("KILN_FP16");
-    fp16 = env && strcmp(env, "1") == 0;
+    fp16 = !(env && strcmp(env, "0") == 0);
     memcpy(exts, device_exts, sizeof(device_exts));
     num_exts = COUNT(device_exts);
     if (fp16)

@@ -324,10 +324,10 @@ int main(int argc, char **argv)
         return 1;
     }
     /* Kernels see what Kiln's CPU device reports (runtime/device.c), as in a program; with
-     * KILN_FP16=1, cl_khr_fp16 too, and with KILN_IMAGES=1 the image extensions and
+     * cl_khr_fp16 unless KILN_FP16=0, and with KILN_IMAGES=1 the image extensions and
      * features, as the device then reports them. */
     const char *fp16 = getenv("KILN_FP16");
-    bool half = fp16 && strcmp(fp16, "1") == 0;
+    bool half = !(fp16 && strcmp(fp16, "0") == 0);
     const char *images_env = getenv("KILN_IMAGES");
     bool images = images_env && strcmp(images_env, "1") == 0;
     char extensions[1024], features[1024];

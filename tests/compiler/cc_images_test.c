@@ -13,8 +13,8 @@
  * KILN_SRGB_READ_ULP ulp for sRGB (correctly rounded). read_imageh/write_imageh: every
  * half through a CL_HALF_FLOAT image bit-exactly, normalised formats within 1.5 half ulp.
  *
- * Usage: kiln-cc-images-test LIBKILN_CC.so TEST (cc_harness.c); KILN_IMAGES=1 and
- * KILN_FP16=1 give kernels the image features and half.
+ * Usage: kiln-cc-images-test LIBKILN_CC.so TEST (cc_harness.c); KILN_IMAGES=1 gives
+ * kernels the image features (half they have unless KILN_FP16=0).
  */
 #define _POSIX_C_SOURCE          200809L
 #define CL_TARGET_OPENCL_VERSION 300
