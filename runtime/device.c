@@ -9,9 +9,8 @@
  * The extensions and OpenCL C features reported here are the one list of what a kernel
  * sees: the compiler is handed them (kiln_rt_device_extensions, kiln_rt_device_features) and
  * gives user kernels exactly their macros. cl_khr_fp16 is reported unless KILN_FP16=0
- * (docs/envvars.md), which shows a device without half precision. KILN_IMAGES=1, a
- * development switch, reports images (their limits, extensions and features) while their
- * parts are built (docs/images.md).
+ * (docs/envvars.md), which shows a device without half precision; images (their limits,
+ * extensions and features, docs/images.md) likewise unless KILN_IMAGES=0.
  */
 #include "rt_device.h"
 #include "rt_debug.h"
@@ -48,7 +47,7 @@ static const cl_name_version device_exts[] = {
 /* cl_khr_fp16, reported unless KILN_FP16=0. */
 static const cl_name_version fp16_ext = {CL_MAKE_VERSION(1, 0, 0), "cl_khr_fp16"};
 
-/* The image extensions, reported under KILN_IMAGES=1 only (docs/images.md). */
+/* The image extensions, reported unless KILN_IMAGES=0 (docs/images.md). */
 static const cl_name_version image_exts[] = {
     {CL_MAKE_VERSION(1, 0, 0), "cl_khr_3d_image_writes"},
     {CL_MAKE_VERSION(1, 0, 0), "cl_khr_depth_images"},
@@ -82,21 +81,21 @@ static const cl_name_version c_features[] = {
     {CL_MAKE_VERSION(3, 0, 0), "__opencl_c_subgroups"},
 };
 
-/* The image features, reported under KILN_IMAGES=1 only. */
+/* The image features, reported unless KILN_IMAGES=0. */
 static const cl_name_version image_features[] = {
     {CL_MAKE_VERSION(3, 0, 0), "__opencl_c_images"},
     {CL_MAKE_VERSION(3, 0, 0), "__opencl_c_read_write_images"},
     {CL_MAKE_VERSION(3, 0, 0), "__opencl_c_3d_image_writes"},
 };
 
-/* Whether KILN_IMAGES=1 was set when first asked (rt_device.h). */
+/* Whether images are reported, KILN_IMAGES=0 not being set when first asked (rt_device.h). */
 static bool images_on;
 static pthread_once_t images_once = PTHREAD_ONCE_INIT;
 
 static void read_images(void)
 {
     const char *env = getenv("KILN_IMAGES");
-    images_on = env && strcmp(env, "1") == 0;
+    images_on = !(env && strcmp(env, "0") == 0);
 }
 
 bool kiln_rt_images_enabled(void)
@@ -137,8 +136,8 @@ static const cl_name_version devenq_feature = {CL_MAKE_VERSION(3, 0, 0),
 
 /*
  * The reported lists, fixed at the first use: device_exts and, unless KILN_FP16=0, fp16_ext,
- * under KILN_IMAGES=1, image_exts; c_features and, under KILN_DEVICE_ENQUEUE=1,
- * devenq_feature, under KILN_IMAGES=1, image_features.
+ * unless KILN_IMAGES=0, image_exts; c_features and, under KILN_DEVICE_ENQUEUE=1,
+ * devenq_feature, unless KILN_IMAGES=0, image_features.
  */
 static pthread_once_t language_once = PTHREAD_ONCE_INIT;
 static cl_name_version exts[COUNT(device_exts) + 1 + COUNT(image_exts)];

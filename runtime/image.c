@@ -20,8 +20,8 @@
  * slice pitch. A fill packs its colour into one pixel at enqueue, writes one row of pixels
  * and copies that row to every row of the box (a source with zero strides).
  *
- * Without the development switch KILN_IMAGES=1 (rt_device.h) the device has no images:
- * creation answers CL_INVALID_OPERATION and no format is listed, as before images existed.
+ * Under KILN_IMAGES=0 (rt_device.h) the device has no images: creation answers
+ * CL_INVALID_OPERATION and no format is listed, as on a device without image support.
  */
 #include "rt_image.h"
 #include "rt_command.h"

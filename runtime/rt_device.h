@@ -100,11 +100,10 @@ extern struct _cl_device_id kiln_rt_device;
 bool kiln_rt_devenq_enabled(void);
 
 /*
- * Images (OpenCL 3.0 §5.3) are built in parts (docs/images.md). Until every part passes its
- * tests the device reports none of it, unless the development switch KILN_IMAGES=1 is set
- * (read once; docs/envvars.md). With it the device reports CL_DEVICE_IMAGE_SUPPORT, the image
- * extensions and features and these limits, the full profile's minimums except where a CPU
- * has no reason to stop there:
+ * Images (OpenCL 3.0 §5.3, docs/images.md). The device reports CL_DEVICE_IMAGE_SUPPORT, the
+ * image extensions and features and these limits unless KILN_IMAGES=0 is set (read once;
+ * docs/envvars.md), which shows a device without images. The limits are the full profile's
+ * minimums except where a CPU has no reason to stop there:
  *
  * - 128 read, 64 write and 64 read-write image arguments, 16 samplers: the minimums; an image
  *   argument is a pointer like a buffer's, so the numbers only bound what a kernel may name;
@@ -125,7 +124,7 @@ bool kiln_rt_devenq_enabled(void);
 #define KILN_RT_IMAGE_PITCH_ALIGNMENT     1u
 #define KILN_RT_IMAGE_BASE_ALIGNMENT      1u
 
-/* True when KILN_IMAGES=1: the device reports images (above). */
+/* False when KILN_IMAGES=0: whether the device reports images (above). */
 bool kiln_rt_images_enabled(void);
 /* CL_DEVICE_IMAGE_MAX_BUFFER_SIZE of `d`, in pixels. */
 size_t kiln_rt_image_max_buffer(cl_device_id d);

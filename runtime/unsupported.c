@@ -3,7 +3,7 @@
  * the OpenCL 3.0 specification prescribes for a device without the feature (for
  * instance CL_INVALID_OPERATION from clCreateImage when no device supports images),
  * after the same handle checks a full implementation would make. docs/status.md
- * lists every one of them and why. Images are in image.c, behind KILN_IMAGES=1.
+ * lists every one of them and why. Images are in image.c.
  */
 #include "rt_debug.h"
 #include "rt_context.h"

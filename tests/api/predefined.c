@@ -2,8 +2,8 @@
  * What a kernel sees of the device through the preprocessor (OpenCL C 3.0 §6.12) and the
  * build options the specification defines, the deprecated ones included: __OPENCL_VERSION__
  * is the device's version (300), __OPENCL_C_VERSION__ the -cl-std in force,
- * __IMAGE_SUPPORT__ is undefined (the device has no images, CL_DEVICE_IMAGE_SUPPORT is
- * false), and -cl-strict-aliasing (OpenCL 1.0, deprecated) builds.
+ * __IMAGE_SUPPORT__ is defined exactly when CL_DEVICE_IMAGE_SUPPORT is true (ctest runs it
+ * also under KILN_IMAGES=0), and -cl-strict-aliasing (OpenCL 1.0, deprecated) builds.
  */
 #include "kiln_test.h"
 

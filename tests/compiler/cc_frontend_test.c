@@ -164,7 +164,8 @@ static int test_unsupported_refused(void)
                                 "    p[0] = get_image_width(img);\n"
                                 "}\n";
     static const char *const image_needles[] = {"the device does not support images", NULL};
-    /* OpenCL C 3.0 kernels do not even see image types: the device reports no images. */
+    /* Run under KILN_IMAGES=0 (tests/compiler/CMakeLists.txt): OpenCL C 3.0 kernels do not
+     * even see image types when the device reports no images. */
     static const char *const image_needles30[] = {"requires __opencl_c_images support", NULL};
     /* A function declared like a builtin that no library defines. */
     static const char undefined[] = "__attribute__((overloadable)) float nosuch(float);\n"

@@ -323,13 +323,13 @@ int main(int argc, char **argv)
         fprintf(stderr, "ABI version %u, expected %u\n", ct_cc->abi_version, KILN_CC_ABI_VERSION);
         return 1;
     }
-    /* Kernels see what Kiln's CPU device reports (runtime/device.c), as in a program; with
-     * cl_khr_fp16 unless KILN_FP16=0, and with KILN_IMAGES=1 the image extensions and
-     * features, as the device then reports them. */
+    /* Kernels see what Kiln's CPU device reports (runtime/device.c), as in a program:
+     * cl_khr_fp16 unless KILN_FP16=0, the image extensions and features unless
+     * KILN_IMAGES=0. */
     const char *fp16 = getenv("KILN_FP16");
     bool half = !(fp16 && strcmp(fp16, "0") == 0);
     const char *images_env = getenv("KILN_IMAGES");
-    bool images = images_env && strcmp(images_env, "1") == 0;
+    bool images = !(images_env && strcmp(images_env, "0") == 0);
     char extensions[1024], features[1024];
     snprintf(extensions, sizeof extensions, "%s%s%s",
              "cl_khr_byte_addressable_store cl_khr_global_int32_base_atomics "

@@ -334,12 +334,6 @@ int main(int argc, char **argv)
     if (argc == 4 && strcmp(argv[1], "--build-child") == 0)
         return bench_build_child(argv[2], argv[3]);
 
-    /* Kiln reports images only under its development switch (docs/envvars.md), read once when
-     * the ICD loader first asks it for a device: set it before any platform is loaded, so that
-     * the image cases measure Kiln rather than print "unsupported". A value the caller gave is
-     * kept. PoCL ignores the variable. */
-    setenv("KILN_IMAGES", "1", 0);
-
     struct options o;
     int parsed = parse(argc, argv, &o);
     if (parsed != 0)
