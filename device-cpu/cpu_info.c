@@ -182,6 +182,24 @@ static void from_topology(hwloc_topology_t t)
         copy_trimmed(info.vendor, sizeof info.vendor, v);
 }
 
+/* The vector registers the CPU and its operating system enable, as the compiler targets them
+ * (it enables the host's features). */
+static void vector_bytes(void)
+{
+    info.float_vector_bytes = info.int_vector_bytes = 16;
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_cpu_init();
+    if (__builtin_cpu_supports("avx512f")) {
+        info.float_vector_bytes = info.int_vector_bytes = 64;
+    } else {
+        if (__builtin_cpu_supports("avx"))
+            info.float_vector_bytes = 32;
+        if (__builtin_cpu_supports("avx2"))
+            info.int_vector_bytes = 32;
+    }
+#endif
+}
+
 static void fill(void)
 {
     struct hwloc_topology *t;
@@ -236,6 +254,7 @@ static void fill(void)
     if (!info.vendor[0] && !cpuinfo_field("vendor_id", info.vendor, sizeof info.vendor))
         snprintf(info.vendor, sizeof info.vendor, "Unknown");
     info.max_clock_mhz = max_clock_mhz();
+    vector_bytes();
 }
 
 const struct kiln_cpu_info *kiln_cpu_info_get(void)

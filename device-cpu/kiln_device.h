@@ -60,6 +60,9 @@ struct kiln_cpu_info {
     uint64_t l1d_size, l2_size, l3_size; /* bytes, 0 when unknown */
     unsigned cacheline_size;             /* bytes */
     unsigned max_clock_mhz;              /* 0 when unknown */
+    /* Bytes of the widest vector register for float and for integer arithmetic: 64 with
+     * AVX-512F, 32 with AVX (float) and AVX2 (integers), else 16 (SSE2). */
+    unsigned float_vector_bytes, int_vector_bytes;
     /* The cores in hwloc's logical order, physical_cores of them (at most KILN_CPU_MAX_CORES). */
     struct kiln_cpu_core cores[KILN_CPU_MAX_CORES];
 };

@@ -241,6 +241,17 @@ struct answer {
     } v;
 };
 
+/*
+ * CL_DEVICE_PREFERRED/NATIVE_VECTOR_WIDTH_*: the elements of `elem` bytes one vector register
+ * of `reg` bytes holds, at most 16 (the widest OpenCL C vector). Programs size their explicit
+ * vectors from these (docs/compiler.md, "Vector widths").
+ */
+static cl_uint lanes(unsigned reg, unsigned elem)
+{
+    unsigned n = reg / elem;
+    return n > 16 ? 16 : n;
+}
+
 static void put_u32(struct answer *a, cl_uint v)
 {
     a->v.u32 = v;
@@ -315,29 +326,32 @@ cl_int CL_API_CALL clGetDeviceInfo(cl_device_id device, cl_device_info param, si
         break;
     case CL_DEVICE_PREFERRED_VECTOR_WIDTH_CHAR:
     case CL_DEVICE_NATIVE_VECTOR_WIDTH_CHAR:
-        put_u32(&a, 16);
+        put_u32(&a, lanes(cpu->int_vector_bytes, 1));
         break;
     case CL_DEVICE_PREFERRED_VECTOR_WIDTH_SHORT:
     case CL_DEVICE_NATIVE_VECTOR_WIDTH_SHORT:
-        put_u32(&a, 8);
+        put_u32(&a, lanes(cpu->int_vector_bytes, 2));
         break;
     case CL_DEVICE_PREFERRED_VECTOR_WIDTH_INT:
     case CL_DEVICE_NATIVE_VECTOR_WIDTH_INT:
+        put_u32(&a, lanes(cpu->int_vector_bytes, 4));
+        break;
     case CL_DEVICE_PREFERRED_VECTOR_WIDTH_FLOAT:
     case CL_DEVICE_NATIVE_VECTOR_WIDTH_FLOAT:
-        put_u32(&a, 4);
+        put_u32(&a, lanes(cpu->float_vector_bytes, 4));
         break;
     case CL_DEVICE_PREFERRED_VECTOR_WIDTH_LONG:
     case CL_DEVICE_NATIVE_VECTOR_WIDTH_LONG:
-        put_u32(&a, 2);
+        put_u32(&a, lanes(cpu->int_vector_bytes, 8));
         break;
     case CL_DEVICE_PREFERRED_VECTOR_WIDTH_DOUBLE:
     case CL_DEVICE_NATIVE_VECTOR_WIDTH_DOUBLE:
-        put_u32(&a, 2);
+        put_u32(&a, lanes(cpu->float_vector_bytes, 8));
         break;
     case CL_DEVICE_PREFERRED_VECTOR_WIDTH_HALF:
     case CL_DEVICE_NATIVE_VECTOR_WIDTH_HALF:
-        put_u32(&a, fp16 ? 4 : 0); /* as float's: half arithmetic is done in float */
+        /* as float's: half arithmetic is done in float lanes */
+        put_u32(&a, fp16 ? lanes(cpu->float_vector_bytes, 4) : 0);
         break;
     case CL_DEVICE_MAX_CLOCK_FREQUENCY:
         put_u32(&a, cpu->max_clock_mhz);

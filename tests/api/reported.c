@@ -298,6 +298,53 @@ static char *build_log(struct kt_env *env, const char *src, const char *options)
     return log;
 }
 
+/*
+ * The preferred and native vector widths: one vector register's worth of each type, at most
+ * 16 elements. Registers of 64 bytes with AVX-512F, 32 with AVX for float and double and with
+ * AVX2 for the integer types, else 16.
+ */
+static void vector_widths(struct kt_env *env)
+{
+    unsigned fbytes = 16, ibytes = 16;
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_cpu_init();
+    if (__builtin_cpu_supports("avx512f"))
+        fbytes = ibytes = 64;
+    else {
+        fbytes = __builtin_cpu_supports("avx") ? 32 : 16;
+        ibytes = __builtin_cpu_supports("avx2") ? 32 : 16;
+    }
+#endif
+    static const struct {
+        cl_device_info preferred, native;
+        unsigned size;
+        bool is_float;
+        const char *name;
+    } types[] = {
+        {CL_DEVICE_PREFERRED_VECTOR_WIDTH_CHAR, CL_DEVICE_NATIVE_VECTOR_WIDTH_CHAR, 1, false,
+         "char"},
+        {CL_DEVICE_PREFERRED_VECTOR_WIDTH_SHORT, CL_DEVICE_NATIVE_VECTOR_WIDTH_SHORT, 2, false,
+         "short"},
+        {CL_DEVICE_PREFERRED_VECTOR_WIDTH_INT, CL_DEVICE_NATIVE_VECTOR_WIDTH_INT, 4, false, "int"},
+        {CL_DEVICE_PREFERRED_VECTOR_WIDTH_LONG, CL_DEVICE_NATIVE_VECTOR_WIDTH_LONG, 8, false,
+         "long"},
+        {CL_DEVICE_PREFERRED_VECTOR_WIDTH_FLOAT, CL_DEVICE_NATIVE_VECTOR_WIDTH_FLOAT, 4, true,
+         "float"},
+        {CL_DEVICE_PREFERRED_VECTOR_WIDTH_DOUBLE, CL_DEVICE_NATIVE_VECTOR_WIDTH_DOUBLE, 8, true,
+         "double"},
+    };
+    for (size_t i = 0; i < COUNT(types); i++) {
+        cl_uint preferred = 0, native = 0;
+        KT_REQUIRE_OK(
+            clGetDeviceInfo(env->device, types[i].preferred, sizeof(preferred), &preferred, NULL));
+        KT_REQUIRE_OK(clGetDeviceInfo(env->device, types[i].native, sizeof(native), &native, NULL));
+        unsigned want = (types[i].is_float ? fbytes : ibytes) / types[i].size;
+        want = want > 16 ? 16 : want;
+        KT_CHECK(preferred == want && native == want, "%s vector widths %u and %u, want %u",
+                 types[i].name, preferred, native, want);
+    }
+}
+
 static void half_precision(struct kt_env *env)
 {
     size_t vsize = 0;
@@ -321,8 +368,11 @@ static void half_precision(struct kt_env *env)
         /* OpenCL 3.0 §4.2: with cl_khr_fp16, round to nearest (or to zero) and INF/NaN. */
         KT_CHECK(config == (CL_FP_ROUND_TO_NEAREST | CL_FP_INF_NAN | CL_FP_DENORM),
                  "CL_DEVICE_HALF_FP_CONFIG 0x%llx", (unsigned long long)config);
-        KT_CHECK(preferred == 4 && native == 4, "half vector widths %u and %u, float's are 4",
-                 preferred, native);
+        cl_uint float_width = 0;
+        KT_REQUIRE_OK(clGetDeviceInfo(env->device, CL_DEVICE_PREFERRED_VECTOR_WIDTH_FLOAT,
+                                      sizeof(float_width), &float_width, NULL));
+        KT_CHECK(preferred == float_width && native == float_width,
+                 "half vector widths %u and %u, float's are %u", preferred, native, float_width);
         for (size_t s = 0; s < COUNT(all_stds); s++) {
             float out = 0;
             float x = 1.5f;
@@ -780,6 +830,7 @@ int main(void)
     kt_setup(&env, 0);
     extensions(&env);
     half_precision(&env);
+    vector_widths(&env);
     versions(&env);
     features(&env);
     ils_and_builtins(&env);
