@@ -440,10 +440,7 @@ int main(void)
                "struct kiln_image moved: update kiln_test_desc_impl");
     struct kt_env env;
     kt_setup(&env, 0);
-    cl_bool images = CL_FALSE;
-    KT_EXPECT(clGetDeviceInfo(env.device, CL_DEVICE_IMAGE_SUPPORT, sizeof(images), &images, NULL),
-              CL_SUCCESS);
-    KT_REQUIRE(images, "the device reports no images");
+    kt_require_images(env.device);
     char *src = kernels_src();
     cl_program p = kt_build(&env, src, "-cl-std=CL3.0 -cl-kernel-arg-info");
     free(src);

@@ -552,10 +552,7 @@ int main(void)
 {
     struct kt_env env;
     kt_setup(&env, 0);
-    cl_bool images = CL_FALSE;
-    KT_EXPECT(clGetDeviceInfo(env.device, CL_DEVICE_IMAGE_SUPPORT, sizeof(images), &images, NULL),
-              CL_SUCCESS);
-    KT_REQUIRE(images, "the device reports no images");
+    kt_require_images(env.device);
     static const cl_mem_object_type types[] = {
         CL_MEM_OBJECT_IMAGE1D, CL_MEM_OBJECT_IMAGE1D_BUFFER, CL_MEM_OBJECT_IMAGE1D_ARRAY,
         CL_MEM_OBJECT_IMAGE2D, CL_MEM_OBJECT_IMAGE2D_ARRAY,  CL_MEM_OBJECT_IMAGE3D,

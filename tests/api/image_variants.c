@@ -110,10 +110,7 @@ int main(void)
 {
     struct kt_env env;
     kt_setup(&env, 0);
-    cl_bool images = CL_FALSE;
-    KT_REQUIRE_OK(
-        clGetDeviceInfo(env.device, CL_DEVICE_IMAGE_SUPPORT, sizeof(images), &images, NULL));
-    KT_REQUIRE(images == CL_TRUE, "no image support");
+    kt_require_images(env.device);
     cl_program p = kt_build(&env, src, "-cl-std=CL3.0");
     cl_int err;
     cl_kernel k = clCreateKernel(p, "copy", &err);

@@ -201,6 +201,14 @@ static inline void kt_build_fails(struct kt_env *env, const char *src, const cha
 }
 
 /* Whether the device lists `name` as a whole word of CL_DEVICE_EXTENSIONS. */
+/* Stop the test (a failure) unless the device reports CL_DEVICE_IMAGE_SUPPORT. */
+static inline void kt_require_images(cl_device_id dev)
+{
+    cl_bool images = CL_FALSE;
+    KT_REQUIRE_OK(clGetDeviceInfo(dev, CL_DEVICE_IMAGE_SUPPORT, sizeof(images), &images, NULL));
+    KT_REQUIRE(images == CL_TRUE, "the device reports no images");
+}
+
 static inline int kt_has_extension(cl_device_id dev, const char *name)
 {
     size_t size = 0;
