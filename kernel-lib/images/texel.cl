@@ -9,8 +9,8 @@
  * for every work-item of a launch and marked const restrict, so once these functions are
  * inlined into a work-item loop the switches are loop-invariant and LLVM may unswitch
  * them; nothing here calls anything but other library functions that are inlined too.
- * Loads and stores touch only the pixel's own bytes, channel by channel (a pixel need
- * not be aligned beyond its channel size).
+ * Loads and stores touch only the pixel's own bytes: channel by channel, or as one word
+ * for four 8-bit or 16-bit channels (kiln_word32_u below), at any alignment.
  */
 #include "kiln_image_lib.h"
 #include "kiln_conv.h"
@@ -18,9 +18,11 @@
 
 bool kiln_texel_in_range(kiln_image_desc_t d, int x, int y, int z)
 {
-    /* Unused dimensions are 1, so depth * array_size is the extent of z for every type. */
-    return (uint)x < (uint)d->width && (uint)y < (uint)d->height &&
-           (uint)z < (uint)(d->depth * d->array_size);
+    /* Unused dimensions are 1, so depth * array_size is the extent of z for every type.
+     * `&`, not `&&`: every field is loaded, so in a work-item loop all three loads are
+     * hoisted and only x's test varies (clamp_split.c then folds it in the interior). */
+    return ((uint)x < (uint)d->width) & ((uint)y < (uint)d->height) &
+           ((uint)z < (uint)(d->depth * d->array_size));
 }
 
 static __global uchar *pixel(kiln_image_desc_t d, int x, int y, int z)
@@ -48,6 +50,17 @@ static __global uchar *pixel(kiln_image_desc_t d, int x, int y, int z)
             q_[3] = (T)(v).w;                                                                      \
     } while (0)
 
+/*
+ * A pixel of four 8-bit or four 16-bit channels is loaded and stored as one 32-bit or
+ * 64-bit word at byte alignment and split or joined as a vector: one access per pixel,
+ * which stays one access when a work-item loop is widened across work-items (the
+ * scalarizer turns the split into shifts), where four channel accesses would become four
+ * gathers, and x86 has no gather of bytes or 16-bit words. Kiln's hosts are little-endian,
+ * so the first channel is the word's low bits.
+ */
+typedef uint __attribute__((aligned(1))) kiln_word32_u;
+typedef ulong __attribute__((aligned(1))) kiln_word64_u;
+
 uint4 kiln_texel_load_raw(kiln_image_desc_t d, int x, int y, int z)
 {
     const __global uchar *p = pixel(d, x, y, z);
@@ -58,12 +71,16 @@ uint4 kiln_texel_load_raw(kiln_image_desc_t d, int x, int y, int z)
     case KILN_CL_UNORM_INT8:
     case KILN_CL_SIGNED_INT8:
     case KILN_CL_UNSIGNED_INT8:
+        if (n == 4)
+            return convert_uint4(as_uchar4(*(const __global kiln_word32_u *)p));
         return KILN_LOAD_CHANNELS(uchar, p, n);
     case KILN_CL_SNORM_INT16:
     case KILN_CL_UNORM_INT16:
     case KILN_CL_SIGNED_INT16:
     case KILN_CL_UNSIGNED_INT16:
     case KILN_CL_HALF_FLOAT:
+        if (n == 4)
+            return convert_uint4(as_ushort4(*(const __global kiln_word64_u *)p));
         return KILN_LOAD_CHANNELS(ushort, p, n);
     case KILN_CL_UNORM_SHORT_565:
         w = *(const __global ushort *)p;
@@ -91,14 +108,20 @@ void kiln_texel_store_raw(kiln_image_desc_t d, int x, int y, int z, uint4 raw)
     case KILN_CL_UNORM_INT8:
     case KILN_CL_SIGNED_INT8:
     case KILN_CL_UNSIGNED_INT8:
-        KILN_STORE_CHANNELS(uchar, p, n, raw);
+        if (n == 4)
+            *(__global kiln_word32_u *)p = as_uint(convert_uchar4(raw));
+        else
+            KILN_STORE_CHANNELS(uchar, p, n, raw);
         break;
     case KILN_CL_SNORM_INT16:
     case KILN_CL_UNORM_INT16:
     case KILN_CL_SIGNED_INT16:
     case KILN_CL_UNSIGNED_INT16:
     case KILN_CL_HALF_FLOAT:
-        KILN_STORE_CHANNELS(ushort, p, n, raw);
+        if (n == 4)
+            *(__global kiln_word64_u *)p = as_ulong(convert_ushort4(raw));
+        else
+            KILN_STORE_CHANNELS(ushort, p, n, raw);
         break;
     case KILN_CL_UNORM_SHORT_565:
         *(__global ushort *)p =
