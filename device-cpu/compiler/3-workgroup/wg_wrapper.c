@@ -714,6 +714,21 @@ static void fold_image_fields(struct kiln_cc_build *b, unsigned k, LLVMValueRef 
     find_image_descriptors(td, info, fn, base);
     unsigned invariant = LLVMGetMDKindIDInContext(b->ctx, "invariant.load", 14);
     LLVMValueRef empty = LLVMMetadataAsValue(b->ctx, LLVMMDNodeInContext2(b->ctx, NULL, 0));
+    /* A descriptor is valid for the whole launch: its fields may be loaded speculatively, so
+     * LLVM hoists them out of the work-item loops even from a branch (a write's range check). */
+    LLVMTypeRef i64 = LLVMInt64TypeInContext(b->ctx);
+    unsigned deref = LLVMGetMDKindIDInContext(b->ctx, "dereferenceable", 15);
+    unsigned align = LLVMGetMDKindIDInContext(b->ctx, "align", 5);
+    LLVMMetadataRef size = LLVMValueAsMetadata(LLVMConstInt(i64, sizeof(struct kiln_image), 0));
+    LLVMMetadataRef eight = LLVMValueAsMetadata(LLVMConstInt(i64, _Alignof(struct kiln_image), 0));
+    for (unsigned i = 0; i < info->num_args; i++) {
+        if (!base[i])
+            continue;
+        LLVMSetMetadata(base[i], deref,
+                        LLVMMetadataAsValue(b->ctx, LLVMMDNodeInContext2(b->ctx, &size, 1)));
+        LLVMSetMetadata(base[i], align,
+                        LLVMMetadataAsValue(b->ctx, LLVMMDNodeInContext2(b->ctx, &eight, 1)));
+    }
     static const long long fields[4] = {
         offsetof(struct kiln_image, order), offsetof(struct kiln_image, data_type),
         offsetof(struct kiln_image, elem_size), offsetof(struct kiln_image, num_channels)};
