@@ -62,6 +62,7 @@ struct wi_loop {
     LLVMBasicBlockRef header;
     LLVMValueRef group; /* the access group, as a value */
     struct kiln_cc_ptr_map blocks;
+    bool nested; /* it contains a loop */
 };
 
 bool kiln_cc_loop_blocks(LLVMBasicBlockRef latch, LLVMBasicBlockRef header,
@@ -259,7 +260,7 @@ static bool widenable_body(LLVMContextRef ctx, const struct wi_loop *l, LLVMValu
     return true;
 }
 
-/* The work-item loops of `fn` that contain loops; *n set. NULL with *n 0 if none. */
+/* The work-item loops of `fn`, nested or not; *n set. NULL with *n 0 if none. */
 static struct wi_loop *find_loops(LLVMContextRef ctx, LLVMValueRef fn, unsigned *n, bool *oom)
 {
     unsigned loop_kind = LLVMGetMDKindIDInContext(ctx, "llvm.loop", 9);
@@ -291,7 +292,9 @@ static struct wi_loop *find_loops(LLVMContextRef ctx, LLVMValueRef fn, unsigned 
                 l.header = LLVMGetSuccessor(br, s);
             *oom |= no_mem;
         }
-        if (*oom || !l.header || !inner_loops(&l, NULL)) {
+        if (!*oom && l.header)
+            l.nested = inner_loops(&l, NULL);
+        if (*oom || !l.header) {
             kiln_cc_ptr_map_free(&l.blocks);
             if (*oom)
                 break;
@@ -324,49 +327,6 @@ static LLVMMetadataRef md_pair(LLVMContextRef ctx, const char *name, LLVMValueRe
     LLVMMetadataRef ops[2] = {LLVMMDStringInContext2(ctx, name, strlen(name)),
                               LLVMValueAsMetadata(value)};
     return LLVMMDNodeInContext2(ctx, ops, 2);
-}
-
-/*
- * Gives the loop of `br` a new id: its entries but those named in `drop`, plus `extra`.
- * False when out of memory.
- */
-static bool replace_loop_id(LLVMContextRef ctx, LLVMValueRef br, const char *const *drop,
-                            size_t ndrop, const LLVMMetadataRef *extra, size_t nextra)
-{
-    unsigned loop_kind = LLVMGetMDKindIDInContext(ctx, "llvm.loop", 9);
-    LLVMValueRef id = LLVMGetMetadata(br, loop_kind);
-    unsigned n;
-    LLVMValueRef *ops = kiln_cc_md_operands(id, &n);
-    LLVMMetadataRef *keep = malloc((n + nextra + 1) * sizeof(*keep));
-    size_t k = 0;
-
-    if (!ops || !keep) {
-        free(ops);
-        free(keep);
-        return false;
-    }
-    LLVMMetadataRef self = LLVMTemporaryMDNode(ctx, NULL, 0);
-    keep[k++] = self;
-    for (unsigned i = 1; i < n; i++) {
-        bool dropped = false;
-        if (ops[i] && LLVMIsAMDNode(ops[i]) && LLVMGetMDNodeNumOperands(ops[i]) >= 1) {
-            unsigned m;
-            LLVMValueRef *inner = kiln_cc_md_operands(ops[i], &m);
-            for (size_t d = 0; inner && d < ndrop; d++)
-                dropped |= kiln_cc_md_string_is(inner[0], drop[d]);
-            free(inner);
-        }
-        if (!dropped && ops[i])
-            keep[k++] = LLVMValueAsMetadata(ops[i]);
-    }
-    for (size_t i = 0; i < nextra; i++)
-        keep[k++] = extra[i];
-    LLVMMetadataRef new_id = LLVMMDNodeInContext2(ctx, keep, k);
-    LLVMMetadataReplaceAllUsesWith(self, new_id);
-    LLVMSetMetadata(br, loop_kind, LLVMMetadataAsValue(ctx, new_id));
-    free(keep);
-    free(ops);
-    return true;
 }
 
 /* ---- gathers of one address ---- */
@@ -721,40 +681,201 @@ static bool half_only(const struct wi_loop *l, LLVMValueRef fn)
     return half;
 }
 
-/* Marks the chosen loops of the work-group functions; fns/chosen say which functions. */
+/*
+ * Whether loop l holds vector values and none wider than `max_bits`: float4 code in a
+ * loop of its own, which the vectoriser leaves alone (it widens scalars only) and which
+ * fills less than half a register per work-item. Vectors of a whole register or more
+ * (uint16 hashing on AVX-512) already are as wide as widening across work-items would
+ * make them, without the gathers.
+ */
+static bool narrow_vectors(const struct wi_loop *l, LLVMValueRef fn, unsigned max_bits)
+{
+    bool any = false;
+    for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(fn); bb; bb = LLVMGetNextBasicBlock(bb)) {
+        if (!kiln_cc_ptr_map_has(&l->blocks, bb))
+            continue;
+        for (LLVMValueRef in = LLVMGetFirstInstruction(bb); in; in = LLVMGetNextInstruction(in)) {
+            LLVMTypeRef t = LLVMTypeOf(in);
+            if (LLVMGetTypeKind(t) != LLVMVectorTypeKind)
+                continue;
+            LLVMTypeRef e = LLVMGetElementType(t);
+            unsigned bits = LLVMGetTypeKind(e) == LLVMIntegerTypeKind ? LLVMGetIntTypeWidth(e)
+                            : LLVMGetTypeKind(e) == LLVMHalfTypeKind  ? 16
+                            : LLVMGetTypeKind(e) == LLVMFloatTypeKind ? 32
+                                                                      : 64;
+            if (LLVMGetVectorSize(t) * bits > max_bits)
+                return false;
+            any = true;
+        }
+    }
+    return any;
+}
+
+/* The loop's counter: the header phi that the latch steps by one. */
+static LLVMValueRef counter(const struct wi_loop *l)
+{
+    for (LLVMValueRef in = LLVMGetFirstInstruction(l->header); in && LLVMIsAPHINode(in);
+         in = LLVMGetNextInstruction(in)) {
+        unsigned n = LLVMCountIncoming(in);
+        for (unsigned k = 0; k < n; k++) {
+            LLVMValueRef v = LLVMGetIncomingValue(in, k);
+            uint64_t one;
+            if (LLVMIsAInstruction(v) && LLVMGetInstructionOpcode(v) == LLVMAdd &&
+                LLVMGetOperand(v, 0) == in && kiln_cc_const_u64(LLVMGetOperand(v, 1), &one) &&
+                one == 1)
+                return in;
+        }
+    }
+    return NULL;
+}
+
+/* What varies() found so far, for one loop. */
+struct varying {
+    const struct wi_loop *l;
+    struct kiln_cc_ptr_map yes, no;
+    bool oom;
+};
+
+/* Whether v may differ between iterations of the loop: x, a load, a phi or a call in it
+ * (but a widenable intrinsic), or arithmetic on such a value. */
+static bool varies(struct varying *m, LLVMValueRef v, int depth)
+{
+    if (!LLVMIsAInstruction(v) ||
+        !kiln_cc_ptr_map_has(&m->l->blocks, LLVMGetInstructionParent(v)) ||
+        kiln_cc_ptr_map_has(&m->no, v))
+        return false;
+    if (kiln_cc_ptr_map_has(&m->yes, v))
+        return true;
+    bool call = LLVMIsACallInst(v) != NULL;
+    bool result = depth > 16 || LLVMIsAPHINode(v) || (call && !widenable_call(v)) ||
+                  (!call && !kiln_cc_plain_opcode(LLVMGetInstructionOpcode(v)));
+    int n = LLVMGetNumOperands(v) - (call ? 1 : 0);
+    for (int k = 0; k < n && !result; k++)
+        result = varies(m, LLVMGetOperand(v, (unsigned)k), depth + 1);
+    m->oom |= !kiln_cc_ptr_map_add(result ? &m->yes : &m->no, v);
+    return result;
+}
+
+/*
+ * Whether v is an affine function of the counter x as LLVM's analyses will see it (or does
+ * not depend on the loop): adds, subtracts, multiplies and shifts by constants, address
+ * arithmetic, and extensions of arithmetic that does not wrap. Conservative: a false "no"
+ * only leaves a loop as it was.
+ */
+static bool affine_in(struct varying *m, LLVMValueRef x, LLVMValueRef v, int depth)
+{
+    if (v == x || !varies(m, v, 0))
+        return true;
+    if (depth > 16)
+        return false;
+    LLVMValueRef a = LLVMGetOperand(v, 0);
+    uint64_t c;
+    switch (LLVMGetInstructionOpcode(v)) {
+    case LLVMAdd:
+    case LLVMSub:
+        return affine_in(m, x, a, depth + 1) && affine_in(m, x, LLVMGetOperand(v, 1), depth + 1);
+    case LLVMOr:
+        return LLVMGetIsDisjoint(v) && affine_in(m, x, a, depth + 1) &&
+               affine_in(m, x, LLVMGetOperand(v, 1), depth + 1);
+    case LLVMMul:
+    case LLVMShl:
+        return kiln_cc_const_u64(LLVMGetOperand(v, 1), &c) && affine_in(m, x, a, depth + 1);
+    case LLVMSExt:
+    case LLVMZExt:
+        /* An extension is affine where what it extends cannot wrap. */
+        if (a != x && !(LLVMIsAInstruction(a) &&
+                        (LLVMGetInstructionOpcode(v) == LLVMSExt ? LLVMGetNSW(a) : LLVMGetNUW(a))))
+            return false;
+        return affine_in(m, x, a, depth + 1);
+    case LLVMGetElementPtr: {
+        int n = LLVMGetNumOperands(v);
+        for (int k = 0; k < n; k++)
+            if (!affine_in(m, x, LLVMGetOperand(v, (unsigned)k), depth + 1))
+                return false;
+        return true;
+    }
+    default:
+        return false;
+    }
+}
+
+/*
+ * Whether every load and store of loop l has an address affine in its counter: widened
+ * across work-items, each access stays a vector load or store. A data-dependent address
+ * would become a gather per channel, where the work-item's own vector code loads a whole
+ * pixel at once.
+ */
+static bool affine_accesses(const struct wi_loop *l, LLVMValueRef fn)
+{
+    struct varying m = {.l = l};
+    LLVMValueRef x = counter(l);
+    bool ok = x != NULL;
+    for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(fn); bb && ok;
+         bb = LLVMGetNextBasicBlock(bb)) {
+        if (!kiln_cc_ptr_map_has(&l->blocks, bb))
+            continue;
+        for (LLVMValueRef in = LLVMGetFirstInstruction(bb); in && ok;
+             in = LLVMGetNextInstruction(in)) {
+            if (LLVMIsALoadInst(in))
+                ok = affine_in(&m, x, LLVMGetOperand(in, 0), 0);
+            else if (LLVMIsAStoreInst(in))
+                ok = affine_in(&m, x, LLVMGetOperand(in, 1), 0);
+        }
+    }
+    kiln_cc_ptr_map_free(&m.yes);
+    kiln_cc_ptr_map_free(&m.no);
+    return ok && !m.oom;
+}
+
+/*
+ * Marks the chosen loops of the work-group functions; fns/chosen say which functions.
+ * A loop is chosen when its body is widenable and it either contains a loop (the
+ * native path) or is innermost with narrow vector code (the ordinary path, once the
+ * scalarizer has split the vectors).
+ */
 enum kiln_cc_status kiln_cc_outer_vec_choose(struct kiln_cc_build *b, LLVMValueRef *fns,
                                              bool *chosen, unsigned nfns, unsigned *nchosen)
 {
-    size_t plen = strlen(KILN_CC_WG_PREFIX);
+    unsigned lanes = host_lanes(b->host);
+    unsigned loop_kind = LLVMGetMDKindIDInContext(b->ctx, "llvm.loop", 9);
+    struct kiln_cc_ptr_map picked = {0}; /* latch branches of the chosen loops */
     enum kiln_cc_status status = KILN_CC_OK;
 
     *nchosen = 0;
     /* First pass: structural candidates, before scalarising anything. */
-    for (unsigned f = 0; f < nfns; f++) {
+    for (unsigned f = 0; f < nfns && status == KILN_CC_OK; f++) {
         unsigned n;
         bool oom;
         struct wi_loop *loops = find_loops(b->ctx, fns[f], &n, &oom);
-        if (oom) {
-            loops_free(loops, n);
-            return KILN_CC_OUT_OF_MEMORY;
-        }
         chosen[f] = false;
-        for (unsigned i = 0; i < n; i++)
-            chosen[f] |= widenable_body(b->ctx, &loops[i], fns[f], true);
+        for (unsigned i = 0; i < n && !oom; i++) {
+            LLVMValueRef id = LLVMGetMetadata(loops[i].latch_br, loop_kind);
+            if (kiln_cc_loop_entry(id, "llvm.loop.vectorize.enable"))
+                continue; /* someone decided already (clamp_split.c) */
+            if ((loops[i].nested || (narrow_vectors(&loops[i], fns[f], lanes * 32 / 2) &&
+                                     affine_accesses(&loops[i], fns[f]))) &&
+                widenable_body(b->ctx, &loops[i], fns[f], true)) {
+                oom = !kiln_cc_ptr_map_add(&picked, loops[i].latch_br);
+                chosen[f] = true;
+            }
+        }
         *nchosen += chosen[f];
         loops_free(loops, n);
+        if (oom)
+            status = KILN_CC_OUT_OF_MEMORY;
     }
-    (void)plen;
-    if (*nchosen == 0)
-        return KILN_CC_OK;
+    if (*nchosen == 0 || status != KILN_CC_OK) {
+        kiln_cc_ptr_map_free(&picked);
+        return status;
+    }
     /* Vector code of the chosen functions becomes scalar code, widened across lanes. */
-    status =
-        kiln_cc_run_on(b, fns, chosen, nfns, "function(scalarizer,instsimplify,early-cse<>,dce)");
+    status = kiln_cc_run_on(b, fns, chosen, nfns,
+                            "function(scalarizer,instcombine<no-verify-fixpoint>,early-cse<>,dce)");
     LLVMTypeRef i1 = LLVMInt1TypeInContext(b->ctx);
     LLVMTypeRef i32 = LLVMInt32TypeInContext(b->ctx);
     LLVMMetadataRef hints[2] = {
         md_pair(b->ctx, "llvm.loop.vectorize.enable", LLVMConstInt(i1, 1, 0)),
-        md_pair(b->ctx, "llvm.loop.vectorize.width", LLVMConstInt(i32, host_lanes(b->host), 0)),
+        md_pair(b->ctx, "llvm.loop.vectorize.width", LLVMConstInt(i32, lanes, 0)),
     };
     LLVMMetadataRef half_hints[2] = {
         hints[0],
@@ -769,11 +890,12 @@ enum kiln_cc_status kiln_cc_outer_vec_choose(struct kiln_cc_build *b, LLVMValueR
         struct wi_loop *loops = find_loops(b->ctx, fns[f], &n, &oom);
         chosen[f] = false;
         for (unsigned i = 0; i < n && !oom; i++) {
-            if (!widenable_body(b->ctx, &loops[i], fns[f], false))
+            if (!kiln_cc_ptr_map_has(&picked, loops[i].latch_br) ||
+                !widenable_body(b->ctx, &loops[i], fns[f], false))
                 continue;
             bool wide = b->host->avx512fp16 && half_only(&loops[i], fns[f]);
-            oom =
-                !replace_loop_id(b->ctx, loops[i].latch_br, NULL, 0, wide ? half_hints : hints, 2);
+            oom = !kiln_cc_loop_id_replace(b->ctx, loops[i].latch_br, NULL, 0,
+                                           wide ? half_hints : hints, 2);
             chosen[f] = true;
         }
         *nchosen += chosen[f];
@@ -781,6 +903,7 @@ enum kiln_cc_status kiln_cc_outer_vec_choose(struct kiln_cc_build *b, LLVMValueR
         if (oom)
             status = KILN_CC_OUT_OF_MEMORY;
     }
+    kiln_cc_ptr_map_free(&picked);
     return status;
 }
 
@@ -792,7 +915,7 @@ static bool no_unroll(LLVMContextRef ctx, LLVMValueRef br)
     LLVMMetadataRef off = LLVMMDNodeInContext2(
         ctx, (LLVMMetadataRef[]){LLVMMDStringInContext2(ctx, drop[0], strlen(drop[0]))}, 1);
     if (LLVMGetMetadata(br, loop_kind))
-        return replace_loop_id(ctx, br, drop, 1, &off, 1);
+        return kiln_cc_loop_id_replace(ctx, br, drop, 1, &off, 1);
     LLVMMetadataRef self = LLVMTemporaryMDNode(ctx, NULL, 0);
     LLVMMetadataRef id = LLVMMDNodeInContext2(ctx, (LLVMMetadataRef[]){self, off}, 2);
     LLVMMetadataReplaceAllUsesWith(self, id);
@@ -851,7 +974,7 @@ enum kiln_cc_status kiln_cc_outer_vec_finish(struct kiln_cc_build *b, LLVMValueR
             if (!id || !kiln_cc_loop_entry(id, "llvm.loop.vectorize.enable") ||
                 kiln_cc_loop_entry(id, "llvm.loop.isvectorized"))
                 continue;
-            if (!replace_loop_id(b->ctx, br, drop, 2, NULL, 0))
+            if (!kiln_cc_loop_id_replace(b->ctx, br, drop, 2, NULL, 0))
                 return KILN_CC_OUT_OF_MEMORY;
         }
         if (!scalarise_uniform_gathers(b->ctx, fns[f]) || !keep_remainder_small(b->ctx, fns[f]))

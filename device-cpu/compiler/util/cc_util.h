@@ -158,6 +158,13 @@ LLVMValueRef *kiln_cc_md_operands(LLVMValueRef node, unsigned *n);
 LLVMValueRef kiln_cc_loop_entry(LLVMValueRef id, const char *name);
 /* !{self, !{"llvm.loop.parallel_accesses", group}}, a new distinct loop id. */
 LLVMMetadataRef kiln_cc_parallel_loop_id(LLVMContextRef ctx, LLVMMetadataRef group);
+/*
+ * Gives the loop of `br` a new id (or its first): its entries but those named in `drop`, plus
+ * `extra`.
+ * False when out of memory.
+ */
+bool kiln_cc_loop_id_replace(LLVMContextRef ctx, LLVMValueRef br, const char *const *drop,
+                             size_t ndrop, const LLVMMetadataRef *extra, size_t nextra);
 
 /* ---- wg_ctx.c: the work-group context and the memory the work-items share ---- */
 

@@ -99,3 +99,48 @@ LLVMMetadataRef kiln_cc_parallel_loop_id(LLVMContextRef ctx, LLVMMetadataRef gro
     LLVMMetadataReplaceAllUsesWith(self, id);
     return id;
 }
+
+/*
+ * Gives the loop of `br` a new id (or its first): its entries but those named in `drop`, plus
+ * `extra`.
+ * False when out of memory.
+ */
+bool kiln_cc_loop_id_replace(LLVMContextRef ctx, LLVMValueRef br, const char *const *drop,
+                             size_t ndrop, const LLVMMetadataRef *extra, size_t nextra)
+{
+    unsigned loop_kind = LLVMGetMDKindIDInContext(ctx, "llvm.loop", 9);
+    LLVMValueRef id = LLVMGetMetadata(br, loop_kind);
+    unsigned n = 0;
+    /* A loop without an id gets one. */
+    LLVMValueRef *ops = id ? kiln_cc_md_operands(id, &n) : malloc(sizeof(*ops));
+    LLVMMetadataRef *keep = malloc((n + nextra + 1) * sizeof(*keep));
+    size_t k = 0;
+
+    if (!ops || !keep) {
+        free(ops);
+        free(keep);
+        return false;
+    }
+    LLVMMetadataRef self = LLVMTemporaryMDNode(ctx, NULL, 0);
+    keep[k++] = self;
+    for (unsigned i = 1; i < n; i++) {
+        bool dropped = false;
+        if (ops[i] && LLVMIsAMDNode(ops[i]) && LLVMGetMDNodeNumOperands(ops[i]) >= 1) {
+            unsigned m;
+            LLVMValueRef *inner = kiln_cc_md_operands(ops[i], &m);
+            for (size_t d = 0; inner && d < ndrop; d++)
+                dropped |= kiln_cc_md_string_is(inner[0], drop[d]);
+            free(inner);
+        }
+        if (!dropped && ops[i])
+            keep[k++] = LLVMValueAsMetadata(ops[i]);
+    }
+    for (size_t i = 0; i < nextra; i++)
+        keep[k++] = extra[i];
+    LLVMMetadataRef new_id = LLVMMDNodeInContext2(ctx, keep, k);
+    LLVMMetadataReplaceAllUsesWith(self, new_id);
+    LLVMSetMetadata(br, loop_kind, LLVMMetadataAsValue(ctx, new_id));
+    free(keep);
+    free(ops);
+    return true;
+}
