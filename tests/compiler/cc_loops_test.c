@@ -568,6 +568,149 @@ static int test_outer_consecutive(void)
     return 0;
 }
 
+/*
+ * A work-item loop whose reads clamp their index and whose write is range-checked
+ * (clamp_split.c): the interior runs in a copy without the clamps and the check, with vector
+ * loads of the float4 elements widened across work-items (outer_vec.c) and no gathers. Against
+ * a host reference (exact: small integers) for bounds that clamp at both ends, a check that
+ * passes for none, some or all work-items, an invariant condition off and on, and global
+ * offsets where the 32-bit index wraps past INT_MAX and past 2^32 inside a group.
+ */
+static int test_clamp_split(void)
+{
+    static const char src[] =
+        "__kernel __attribute__((reqd_work_group_size(64, 1, 1)))\n"
+        "void blur(global const float4 *in, global float4 *out, int n, int lo, uint m, int on)\n"
+        "{\n"
+        "    int g = (int)get_global_id(0);\n"
+        "    float4 s = 0.0f;\n"
+        "    for (int i = -3; i <= 3; i++) {\n"
+        "        int j = clamp((int)((uint)g + (uint)i), lo, n - 1);\n"
+        "        s += in[j - lo] * (float)(i + 4);\n"
+        "    }\n"
+        "    if ((uint)g < m && on)\n"
+        "        out[get_global_id(0) - get_global_offset(0)] = s;\n"
+        "}\n"
+        "__kernel __attribute__((reqd_work_group_size(64, 1, 1)))\n"
+        "void lone(global int *out, int lo, int hi)\n"
+        "{\n"
+        "    int g = (int)get_global_id(0);\n"
+        "    int a = max((int)((uint)g + 3u), lo), b = min((int)((uint)g - 3u), hi);\n"
+        "    out[get_global_id(0) - get_global_offset(0)] = (int)((uint)a * 3u + (uint)b);\n"
+        "}\n";
+    enum { N = 256 };
+    static float in[4 * N], out[4 * N];
+    struct kiln_cc_program *p = NULL;
+    char *log = NULL;
+    char *ir = ct_build_dumped_ir(src, NULL, "optimized", &p, &log);
+    CHECK(ir && p);
+    CHECK(log && log[0] == '\0');
+    free(log);
+    char *fn = ct_wg_function(ir, "blur");
+    CHECK(fn);
+    /* The widest load of floats: 4 lanes of float4 at the least (SSE), against the one float4
+     * a work-item loads when its loop is not widened. */
+    unsigned widest = 0;
+    for (const char *at = strstr(fn, "load <"); at; at = strstr(at + 1, "load <")) {
+        unsigned n;
+        char type[8];
+        if (sscanf(at, "load <%u x %7[a-z]>", &n, type) == 2 && strcmp(type, "float") == 0 &&
+            n > widest)
+            widest = n;
+    }
+    size_t gathers = ct_count_of(fn, "@llvm.masked.gather");
+    printf("kiln.wg.blur: widest load <%u x float>, %zu gathers\n", widest, gathers);
+    CHECK(gathers == 0);
+    CHECK(widest >= 16);
+    free(fn);
+    free(ir);
+
+    const struct kiln_cc_kernel *k = ct_find_kernel(p, "blur");
+    CHECK(k);
+    for (int i = 0; i < 4 * N; i++)
+        in[i] = (float)((i * 7) % 23);
+    static const struct {
+        int n, lo;
+        unsigned m;
+        int on;
+        size_t offset;
+    } cases[] = {
+        {200, 0, 150, 1, 0},
+        {N, 5, UINT_MAX, 1, 0},
+        {100, 0, 0, 1, 0},
+        {N, 0, 1000, 0, 0},
+        {60, 3, 64, 1, 0},
+        {N, 0, UINT_MAX, 1, 2147483648u - 128},
+        {N, 0, 100, 1, 4294967296u - 64},
+    };
+    for (size_t c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
+        int n = cases[c].n, lo = cases[c].lo, on = cases[c].on;
+        unsigned m = cases[c].m;
+        float *pi = in, *po = out;
+        void *args[] = {&pi, &po, &n, &lo, &m, &on};
+        size_t off = cases[c].offset, gs = N, ls = 64;
+        for (int i = 0; i < 4 * N; i++)
+            out[i] = -7.0f;
+        ct_run_ndrange(k, args, 1, &off, &gs, &ls, NULL);
+        for (size_t id = 0; id < N; id++) {
+            int32_t g = (int32_t)(uint32_t)(off + id);
+            for (int ch = 0; ch < 4; ch++) {
+                float want = -7.0f;
+                if ((uint32_t)g < m && on) {
+                    want = 0.0f;
+                    for (int i = -3; i <= 3; i++) {
+                        int32_t j = (int32_t)((uint32_t)g + (uint32_t)i);
+                        j = j < lo ? lo : j > n - 1 ? n - 1 : j;
+                        want += in[4 * (j - lo) + ch] * (float)(i + 4);
+                    }
+                }
+                if (out[4 * id + ch] != want) {
+                    fprintf(stderr, "case %zu: out[%zu].%d = %g, want %g\n", c, id, ch,
+                            out[4 * id + ch], want);
+                    return 1;
+                }
+            }
+        }
+    }
+
+    /* A clamp on one side only: the interior also keeps the index within 32 bits. */
+    const struct kiln_cc_kernel *lone = ct_find_kernel(p, "lone");
+    CHECK(lone);
+    static const struct {
+        int lo, hi;
+        size_t offset;
+    } ends[] = {
+        {-5, 10, 0},
+        {INT_MIN, INT_MAX, 2147483648u - 128},
+        {0, 100, 2147483648u - 128},
+        {INT_MIN, INT_MAX, 4294967296u - 64},
+        {-20, 20, 4294967296u - 64},
+        {0, INT_MAX, 2147483648u - 128}, /* a wraps at the top, b stays the identity */
+        {INT_MIN, 0, 2147483648u},       /* b wraps at the bottom, a stays the identity */
+    };
+    static int32_t iout[N];
+    for (size_t c = 0; c < sizeof(ends) / sizeof(ends[0]); c++) {
+        int lo = ends[c].lo, hi = ends[c].hi;
+        int32_t *po = iout;
+        void *args[] = {&po, &lo, &hi};
+        size_t off = ends[c].offset, gs = N, ls = 64;
+        ct_run_ndrange(lone, args, 1, &off, &gs, &ls, NULL);
+        for (size_t id = 0; id < N; id++) {
+            uint32_t g = (uint32_t)(off + id);
+            int32_t a = (int32_t)(g + 3u), b = (int32_t)(g - 3u);
+            a = a < lo ? lo : a;
+            b = b > hi ? hi : b;
+            int32_t want = (int32_t)((uint32_t)a * 3u + (uint32_t)b);
+            if (iout[id] != want) {
+                fprintf(stderr, "lone case %zu: out[%zu] = %d, want %d\n", c, id, iout[id], want);
+                return 1;
+            }
+        }
+    }
+    ct_cc->destroy(p);
+    return 0;
+}
+
 const struct ct_test ct_tests[] = {
     {"narrow_loops", test_narrow_loops},
     {"narrow_loops_int", test_narrow_loops_int},
@@ -576,5 +719,6 @@ const struct ct_test ct_tests[] = {
     {"strided_loops", test_strided_loops},
     {"wrap_split", test_wrap_split},
     {"outer_consecutive", test_outer_consecutive},
+    {"clamp_split", test_clamp_split},
 };
 const size_t ct_num_tests = sizeof(ct_tests) / sizeof(ct_tests[0]);

@@ -13,6 +13,12 @@ unsigned kiln_cc_count_strided_loops(LLVMContextRef ctx, LLVMValueRef fn);
 /* wrap_split.c: work-item loops cut where an index (x + c) & (2^k - 1) wraps; how many. */
 unsigned kiln_cc_split_wrapping_loops(LLVMContextRef ctx, LLVMValueRef fn);
 /*
+ * clamp_split.c: work-item loops whose indices are clamped (smin/smax) or range-checked run
+ * their interior, where every clamp and check is known, in a copy without them; how many
+ * loops. *oom set when out of memory.
+ */
+unsigned kiln_cc_split_clamped_loops(LLVMContextRef ctx, LLVMValueRef fn, bool *oom);
+/*
  * narrow_loops.c: stops each loop of `fn` whose body is guarded by `x < v` (x its
  * induction variable from 0, v computed before it) at min(n, v); returns how many.
  */

@@ -79,6 +79,16 @@ static enum kiln_cc_status optimize_o3(struct kiln_cc_build *b)
         kiln_cc_split_wrapping_loops(b->ctx, fns[i]);
         kiln_cc_narrow_loops(b->ctx, fns[i]);
     }
+    /* Interiors of clamped loops: their small inner loops unrolled, the folded checks gone. */
+    unsigned clamped = 0;
+    for (unsigned i = 0; status == KILN_CC_OK && i < nfns; i++) {
+        bool oom;
+        clamped += chosen[i] = kiln_cc_split_clamped_loops(b->ctx, fns[i], &oom) > 0;
+        if (oom)
+            status = KILN_CC_OUT_OF_MEMORY;
+    }
+    if (status == KILN_CC_OK && clamped)
+        status = kiln_cc_run_on(b, fns, chosen, nfns, unroll_counted);
     /* Before the vectoriser: the loops it rewrites hold atomics, which it leaves alone. */
     if (status == KILN_CC_OK)
         status = kiln_cc_combine_atomics(b, fns, nfns, &ncombined);
