@@ -12,6 +12,7 @@
 #include <pthread.h>
 #include <dlfcn.h>
 #include <limits.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -59,4 +60,26 @@ cl_int kiln_rt_compiler(const struct kiln_cc_interface **out)
     if (!iface)
         return KILN_ERR(CL_COMPILER_NOT_AVAILABLE, "the compiler library could not be loaded");
     return CL_SUCCESS;
+}
+
+static pthread_once_t version_once = PTHREAD_ONCE_INIT;
+static char driver_version[32] = KILN_RT_VERSION;
+
+/* KILN_RT_VERSION, then "+" and a hash of what binaries are made for, where it is known. */
+static void make_version(void)
+{
+    const struct kiln_cc_interface *cc;
+    const char *target = kiln_rt_compiler(&cc) == CL_SUCCESS ? cc->target() : NULL;
+    if (!target)
+        return;
+    uint32_t h = 2166136261u; /* FNV-1a */
+    for (const char *c = target; *c; c++)
+        h = (h ^ (unsigned char)*c) * 16777619u;
+    snprintf(driver_version, sizeof(driver_version), "%s+%08x", KILN_RT_VERSION, (unsigned)h);
+}
+
+const char *kiln_rt_driver_version(void)
+{
+    pthread_once(&version_once, make_version);
+    return driver_version;
 }

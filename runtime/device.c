@@ -525,7 +525,7 @@ cl_int CL_API_CALL clGetDeviceInfo(cl_device_id device, cl_device_info param, si
         put_bytes(&a, d->vendor, strlen(d->vendor) + 1);
         break;
     case CL_DRIVER_VERSION:
-        put_bytes(&a, "0.1.0", strlen("0.1.0") + 1);
+        put_bytes(&a, kiln_rt_driver_version(), strlen(kiln_rt_driver_version()) + 1);
         break;
     case CL_DEVICE_PROFILE:
         put_bytes(&a, "FULL_PROFILE", strlen("FULL_PROFILE") + 1);

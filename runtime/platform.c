@@ -15,8 +15,7 @@
 
 #include "kiln_device.h"
 
-#define KILN_PLATFORM_NAME  "Kiln"
-#define KILN_VERSION_STRING "0.1.0"
+#define KILN_PLATFORM_NAME "Kiln"
 
 struct _cl_platform_id kiln_rt_platform;
 
@@ -109,8 +108,8 @@ cl_int CL_API_CALL clGetPlatformInfo(cl_platform_id platform, cl_platform_info p
         return kiln_rt_info_str("FULL_PROFILE", param_value_size, param_value,
                                 param_value_size_ret);
     case CL_PLATFORM_VERSION:
-        return kiln_rt_info_str("OpenCL 3.0 Kiln " KILN_VERSION_STRING, param_value_size,
-                                param_value, param_value_size_ret);
+        return kiln_rt_info_str("OpenCL 3.0 Kiln " KILN_RT_VERSION, param_value_size, param_value,
+                                param_value_size_ret);
     case CL_PLATFORM_NAME:
         return kiln_rt_info_str(KILN_PLATFORM_NAME, param_value_size, param_value,
                                 param_value_size_ret);

@@ -54,6 +54,16 @@ const char *kiln_rt_device_features(void);
 extern struct _cl_platform_id kiln_rt_platform;
 extern struct _cl_device_id kiln_rt_device;
 
+/* Kiln's version: CL_PLATFORM_VERSION's last word. */
+#define KILN_RT_VERSION "0.1.0"
+/*
+ * CL_DRIVER_VERSION: KILN_RT_VERSION, then "+" and eight hex digits that change with what the
+ * compiler's binaries are made for (the CPU, the compiler's build), so that programs keying
+ * their caches of binaries on it (hashcat) build again after an update instead of failing on
+ * CL_INVALID_BINARY. KILN_RT_VERSION alone when the compiler cannot be loaded (runtime/compiler.c).
+ */
+const char *kiln_rt_driver_version(void);
+
 /*
  * Kernel argument limits the device reports, enforced at enqueue (kernel.c) with
  * CL_OUT_OF_RESOURCES. Nothing in a CPU needs them smaller; they are the values reported,

@@ -407,6 +407,7 @@ static const struct kiln_cc_interface interface = {
     .kind = kind,
     .build_variant = build_variant,
     .set_language = set_language,
+    .target = kiln_cc_target_id,
 };
 
 __attribute__((visibility("default"))) const struct kiln_cc_interface *kiln_cc_interface(void)

@@ -233,9 +233,16 @@ struct kiln_cc_interface {
      * KILN_CC_INVALID_OPTIONS when called a second time.
      */
     enum kiln_cc_status (*set_language)(const char *extensions, const char *features);
+    /*
+     * What this library's binaries are made for: the target, the CPU (its CPUID words) and the
+     * builds of this library and its back end. load_binary() takes only binaries made for the
+     * same, so the runtime folds it into CL_DRIVER_VERSION, which programs key their caches of
+     * binaries on. NULL when it cannot be computed.
+     */
+    const char *(*target)(void);
 };
 
-#define KILN_CC_ABI_VERSION 14
+#define KILN_CC_ABI_VERSION 15
 
 /*
  * CL_DEVICE_MAX_GLOBAL_VARIABLE_SIZE: a program with a larger program-scope variable fails to

@@ -824,6 +824,32 @@ static void parameter_size(struct kt_env *env)
     }
 }
 
+/*
+ * CL_DRIVER_VERSION is CL_PLATFORM_VERSION's last word, "+" and eight hex digits naming what
+ * the compiler's binaries are made for (runtime/rt_device.h), the same in every query.
+ */
+static void driver_version(struct kt_env *env)
+{
+    size_t size;
+    char *driver = query(env->device, CL_DRIVER_VERSION, &size);
+    char platform[256] = "";
+    KT_REQUIRE_OK(
+        clGetPlatformInfo(env->platform, CL_PLATFORM_VERSION, sizeof(platform), platform, NULL));
+    const char *word = strrchr(platform, ' ');
+    KT_REQUIRE(driver && word, "CL_DRIVER_VERSION or CL_PLATFORM_VERSION missing");
+    word++;
+    size_t n = strlen(word);
+    bool hex = strlen(driver) == n + 9 && driver[n] == '+';
+    for (size_t i = n + 1; hex && i < n + 9; i++)
+        hex = (driver[i] >= '0' && driver[i] <= '9') || (driver[i] >= 'a' && driver[i] <= 'f');
+    KT_CHECK(strncmp(driver, word, n) == 0 && hex, "CL_DRIVER_VERSION '%s' is not '%s+xxxxxxxx'",
+             driver, word);
+    char *again = query(env->device, CL_DRIVER_VERSION, &size);
+    KT_CHECK(again && strcmp(driver, again) == 0, "CL_DRIVER_VERSION changed between queries");
+    free(again);
+    free(driver);
+}
+
 int main(void)
 {
     struct kt_env env;
@@ -837,6 +863,7 @@ int main(void)
     constant_args(&env);
     constant_buffer(&env);
     parameter_size(&env);
+    driver_version(&env);
     kt_teardown(&env);
     return kt_finish("api/reported");
 }
