@@ -32,15 +32,22 @@
  * S mod 2^32 with S = x + the terms (each truncated to 32 bits and sign-extended), and S
  * is computed in 64 bits, where it cannot overflow. Where S lies in [bound, 2^31) a clamp
  * smax(a, bound) is a; where S lies in [-2^31, bound] smin(a, bound) is a; where S lies
- * in [0, width) the unsigned check a < width passes. So each clamp and check gives a
- * bound on x, and the interior is their intersection.
+ * in [0, width) the unsigned check a < width passes; where S lies in [-2^31, 2^31) an
+ * extension sext(a) to 64 bits is S, which the copy computes as x + (S - x) with nsw, an
+ * index LLVM's analyses see as affine. So each clamp, check and extension gives a bound on
+ * x, and the interior is their intersection.
+ *
+ * In the copy, a branch on a condition computed from values defined before the loop alone,
+ * one way leading straight to the latch (a write skipped for a y out of the image), takes
+ * the other way; the condition is rebuilt before the loop and the interior is empty unless
+ * it holds.
  *
  * The loop must be a work-item loop counting from 0 to a constant L (counted_loop.c) with
- * x the header's only phi, a preheader that only branches to it, and no value of it used
- * after it. Inner loops of the copy with a constant trip count of at most
- * CLAMP_UNROLL_TRIPS get llvm.loop.unroll.full, so that the copy becomes an innermost
- * loop for the vectoriser; the loop as it was gets llvm.loop.vectorize.enable false, as
- * it runs only the edges.
+ * x the header's only phi, a preheader that only branches to it, no value of it used after
+ * it, and at least one clamp or check (extensions alone are no reason to copy it). Inner
+ * loops of the copy with a constant trip count of at most CLAMP_UNROLL_TRIPS get
+ * llvm.loop.unroll.full, so that the copy becomes an innermost loop for the vectoriser;
+ * the loop as it was gets llvm.loop.vectorize.enable false, as it runs only the edges.
  */
 #include "loops.h"
 

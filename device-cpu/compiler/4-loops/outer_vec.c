@@ -14,7 +14,10 @@
  * the IR the vectoriser is about to see, picks the loops it may hand to that path:
  *
  *  - an x loop of a work-group function (its latch carries the work-item loop's
- *    llvm.loop.parallel_accesses) that contains a loop;
+ *    llvm.loop.parallel_accesses) that contains a loop, or that is innermost and computes
+ *    in vectors of at most half a register (float4 with AVX-512) with every address affine
+ *    in its counter: LLVM's ordinary path then widens it once its vectors are split, and
+ *    a float4 element per work-item becomes an interleaved group of vector loads;
  *  - every instruction in it is a branch, phi, scalar arithmetic, comparison, cast,
  *    select, getelementptr, a call of an intrinsic from a fixed list of ones with vector
  *    forms, or a simple (not atomic, not volatile) load or store tagged with the loop's
