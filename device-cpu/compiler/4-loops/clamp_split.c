@@ -60,7 +60,7 @@
 #define CLAMP_MAX_BOUNDS   64
 #define CLAMP_MAX_INSTS    4096
 #define CLAMP_UNROLL_TRIPS 8
-#define CLAMP_MAX_INCOMING 16
+#define CLAMP_MAX_INCOMING KILN_CC_EXIT_MAX_INCOMING
 
 /* x plus the terms (each taken modulo 2^32, negated where `neg`) plus k. */
 struct affine {
@@ -672,24 +672,7 @@ static void split(LLVMContextRef ctx, struct loop *l, struct fold *folds, unsign
     }
 
     /* The exit's phis: what came from the latch now comes from the next piece. */
-    for (LLVMValueRef in = LLVMGetFirstInstruction(w->exit); in && LLVMIsAPHINode(in);) {
-        LLVMValueRef following = LLVMGetNextInstruction(in);
-        LLVMValueRef vals[CLAMP_MAX_INCOMING];
-        LLVMBasicBlockRef from[CLAMP_MAX_INCOMING];
-        unsigned n = LLVMCountIncoming(in);
-        for (unsigned k = 0; k < n; k++) {
-            vals[k] = LLVMGetIncomingValue(in, k);
-            from[k] = LLVMGetIncomingBlock(in, k);
-            if (from[k] == w->latch)
-                from[k] = next;
-        }
-        LLVMPositionBuilderBefore(bld, in);
-        LLVMValueRef phi = LLVMBuildPhi(bld, LLVMTypeOf(in), "");
-        LLVMAddIncoming(phi, vals, from, n);
-        LLVMReplaceAllUsesWith(in, phi);
-        LLVMInstructionEraseFromParent(in);
-        in = following;
-    }
+    kiln_cc_exit_phis_from(w, next);
 
     LLVMPositionBuilderAtEnd(bld, next);
     LLVMValueRef p1 = LLVMBuildNUWAdd(bld, p, LLVMConstInt(t, 1, 0), "clamp.p.next");

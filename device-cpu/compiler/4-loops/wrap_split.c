@@ -33,7 +33,7 @@
 #include <string.h>
 
 #define WRAP_MAX_PIECES   4
-#define WRAP_MAX_INCOMING 16
+#define WRAP_MAX_INCOMING KILN_CC_EXIT_MAX_INCOMING
 
 /* Matches the work-item loop whose back edge ends `latch`: the rest of the shape above. */
 static bool match(LLVMContextRef ctx, LLVMBasicBlockRef latch, struct kiln_cc_counted_loop *w)
@@ -160,24 +160,7 @@ static void split(LLVMContextRef ctx, struct kiln_cc_counted_loop *w, const uint
     w->x = x;
 
     /* The exit's phis: what came from the latch now comes from the next piece. */
-    for (LLVMValueRef in = LLVMGetFirstInstruction(w->exit); in && LLVMIsAPHINode(in);) {
-        LLVMValueRef following = LLVMGetNextInstruction(in);
-        LLVMValueRef vals[WRAP_MAX_INCOMING];
-        LLVMBasicBlockRef from[WRAP_MAX_INCOMING];
-        unsigned n = LLVMCountIncoming(in);
-        for (unsigned k = 0; k < n; k++) {
-            vals[k] = LLVMGetIncomingValue(in, k);
-            from[k] = LLVMGetIncomingBlock(in, k);
-            if (from[k] == w->latch)
-                from[k] = next_piece;
-        }
-        LLVMPositionBuilderBefore(bld, in);
-        LLVMValueRef phi = LLVMBuildPhi(bld, LLVMTypeOf(in), "");
-        LLVMAddIncoming(phi, vals, from, n);
-        LLVMReplaceAllUsesWith(in, phi);
-        LLVMInstructionEraseFromParent(in);
-        in = following;
-    }
+    kiln_cc_exit_phis_from(w, next_piece);
 
     /* The latch leaves at hi, to the next piece. */
     LLVMSetOperand(w->test, 1, hi);

@@ -136,6 +136,14 @@ struct kiln_cc_counted_loop {
 };
 /* Matches the loop whose back edge ends `latch`. */
 bool kiln_cc_counted_loop(LLVMBasicBlockRef latch, struct kiln_cc_counted_loop *c);
+/* Most edges of an exit phi kiln_cc_exit_phis_from() rebuilds; callers check before. */
+#define KILN_CC_EXIT_MAX_INCOMING 16
+/*
+ * After a rewrite that leaves counted loop c by way of block `from` instead of its latch: each
+ * phi of c's exit (at most KILN_CC_EXIT_MAX_INCOMING edges) rebuilt with `from` for the latch
+ * (the C API cannot change a phi's incoming block).
+ */
+void kiln_cc_exit_phis_from(const struct kiln_cc_counted_loop *c, LLVMBasicBlockRef from);
 /* A constant integer of at most 64 bits, zero-extended. */
 bool kiln_cc_const_u64(LLVMValueRef v, uint64_t *out);
 

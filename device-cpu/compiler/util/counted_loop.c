@@ -62,3 +62,27 @@ bool kiln_cc_counted_loop(LLVMBasicBlockRef latch, struct kiln_cc_counted_loop *
     }
     return c->pre != NULL;
 }
+
+void kiln_cc_exit_phis_from(const struct kiln_cc_counted_loop *c, LLVMBasicBlockRef from_block)
+{
+    LLVMBuilderRef bld = LLVMCreateBuilderInContext(LLVMGetTypeContext(LLVMTypeOf(c->x)));
+    for (LLVMValueRef in = LLVMGetFirstInstruction(c->exit); in && LLVMIsAPHINode(in);) {
+        LLVMValueRef following = LLVMGetNextInstruction(in);
+        LLVMValueRef vals[KILN_CC_EXIT_MAX_INCOMING];
+        LLVMBasicBlockRef from[KILN_CC_EXIT_MAX_INCOMING];
+        unsigned n = LLVMCountIncoming(in);
+        for (unsigned k = 0; k < n; k++) {
+            vals[k] = LLVMGetIncomingValue(in, k);
+            from[k] = LLVMGetIncomingBlock(in, k);
+            if (from[k] == c->latch)
+                from[k] = from_block;
+        }
+        LLVMPositionBuilderBefore(bld, in);
+        LLVMValueRef phi = LLVMBuildPhi(bld, LLVMTypeOf(in), "");
+        LLVMAddIncoming(phi, vals, from, n);
+        LLVMReplaceAllUsesWith(in, phi);
+        LLVMInstructionEraseFromParent(in);
+        in = following;
+    }
+    LLVMDisposeBuilder(bld);
+}
