@@ -51,6 +51,11 @@ cl_int kiln_cpu_exec_native(struct kiln_dev *dev, struct kiln_dev_native *n,
 /* Runs groups [first, first + count) of the job's struct kiln_dev_ndrange. */
 void kiln_cpu_run_groups(struct kiln_sched_job *job, size_t first, size_t count,
                          const struct kiln_sched_worker *w);
+/* Sets ctx's group id and size to group `first` in linear order (x fastest), or to the next. */
+void kiln_cpu_group_first(struct kiln_wg_ctx *ctx, size_t first);
+void kiln_cpu_group_next(struct kiln_wg_ctx *ctx);
+/* The calling thread's stack, [*lo, *hi); both 0 when unknown. */
+void kiln_cpu_thread_stack(kiln_abi_ptr *lo, kiln_abi_ptr *hi);
 
 /* ---- device-side enqueue (enqueue.c) --------------------------------------------- */
 
@@ -60,13 +65,20 @@ struct kiln_cpu_enq_site {
     struct kiln_enq_cmd *cmd;         /* the command the group belongs to */
     struct kiln_enq_cmd *after_group; /* its WAIT_WORK_GROUP children */
     size_t credit;                    /* counts taken on cmd->pending for children to come */
+    /* While a child runs inline in the group (enqueue.c): that child's WAIT_KERNEL children,
+     * held here until its last group returns; NULL otherwise (they go to cmd->after_kernel). */
+    struct kiln_enq_cmd **after_inline;
+    unsigned inline_depth; /* inline children open on the stack */
+    const struct kiln_sched_worker *worker; /* whose arena the group uses */
+    kiln_abi_ptr stack_lo, stack_hi;        /* the thread's stack, as in the group's ctx */
 };
 
 /* A launch of a kernel that can enqueue becomes the root of a tree of commands. */
 cl_int kiln_cpu_enq_root(struct kiln_dev *dev, struct kiln_sched *sched,
                          struct kiln_dev_ndrange *nd, struct kiln_dev_launch *l);
 /* Before and after each group of such a launch, on the thread that runs it. */
-void kiln_cpu_enq_group_begin(struct kiln_cpu_enq_site *s, struct kiln_enq_cmd *c);
+void kiln_cpu_enq_group_begin(struct kiln_cpu_enq_site *s, struct kiln_enq_cmd *c,
+                              const struct kiln_sched_worker *w, const struct kiln_wg_ctx *ctx);
 void kiln_cpu_enq_group_end(struct kiln_cpu_enq_site *s);
 /* Every group of the launch has returned; its printf output and scratch are gone. */
 void kiln_cpu_enq_groups_done(struct kiln_enq_cmd *c);

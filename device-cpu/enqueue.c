@@ -563,12 +563,19 @@ static bool queue_allowed(const struct kiln_dev_enqueue *enq, void *queue)
     return false;
 }
 
-/* Checks an ndrange and fills the launch's sizes; a CLK_* status. */
-static int setup_ranges(struct kiln_enq_cmd *c, const struct kiln_enq_ndrange *r)
+/* Checks an ndrange and fills a launch's sizes into b, its other fields 0; a CLK_* status. */
+static int setup_ranges(struct kiln_wg_ctx *b, const struct kiln_dev_enqueue *enq,
+                        const struct kiln_enq_ndrange *r)
 {
-    struct kiln_wg_ctx *b = &c->nd.base;
     if (r->dim < 1 || r->dim > 3)
         return KILN_CLK_INVALID_NDRANGE;
+    /* Field by field: cheaper than a memset on the path of every child. */
+    for (unsigned d = 0; d < 3; d++)
+        b->local_size[d] = b->group_id[d] = 0;
+    b->chunk_more = 0;
+    b->local_mem = b->scratch = b->group_shared = b->printf_buffer = NULL;
+    b->stack_lo = b->stack_hi = b->enqueue = b->combine = NULL;
+    b->scratch_size = 0;
     bool chosen = true;
     for (unsigned d = 0; d < r->dim; d++)
         chosen &= r->local_size[d] == 0;
@@ -591,11 +598,10 @@ static int setup_ranges(struct kiln_enq_cmd *c, const struct kiln_enq_ndrange *r
         b->global_offset[d] = in ? r->offset[d] : 0;
         b->global_size[d] = global;
         b->enqueued_local_size[d] = local;
-        b->num_groups[d] = (global + local - 1) / local;
-        c->nd.groups[d] = b->num_groups[d];
+        b->num_groups[d] = local == global ? 1 : (global + local - 1) / local;
         items *= local;
     }
-    if (items > c->enq->max_group_size)
+    if (items > enq->max_group_size)
         return KILN_CLK_INVALID_NDRANGE;
     return KILN_CLK_SUCCESS;
 }
@@ -701,7 +707,10 @@ static int cmd_submit(struct site *s, struct kiln_enq_cmd *c, unsigned n, void *
             gate_open(c);
         }
     }
-    if (flags == KILN_CLK_FLAGS_WAIT_KERNEL) {
+    if (flags == KILN_CLK_FLAGS_WAIT_KERNEL && s->after_inline) {
+        c->next = *s->after_inline;
+        *s->after_inline = c;
+    } else if (flags == KILN_CLK_FLAGS_WAIT_KERNEL) {
         struct kiln_enq_cmd *head =
             atomic_load_explicit(&s->cmd->after_kernel, memory_order_relaxed);
         do
@@ -715,6 +724,73 @@ static int cmd_submit(struct site *s, struct kiln_enq_cmd *c, unsigned n, void *
         gate_open(c);
     }
     return KILN_CLK_SUCCESS;
+}
+
+/* ---- children run inline ------------------------------------------------------------ */
+
+/* How many inline children may be open on one thread's stack at once, and how much of the
+ * stack must be left when one starts. */
+#define INLINE_DEPTH      256
+#define INLINE_STACK_ROOM ((size_t)1 << 20)
+
+/*
+ * Whether a child may run inline: at once, whole, on the enqueuing work-item's thread and
+ * stack, inside the enqueue_kernel call. A CLK_ENQUEUE_FLAGS_NO_WAIT child with no wait list
+ * and no event may start at any time after the enqueue, so running it before the call
+ * returns meets its flag; since nobody holds an event of it, its completion is seen only
+ * through its parent's, which counts the child's own children instead (the site's command).
+ * It must not share what the enqueuing group is using: no __local memory (the arena is the
+ * group's), no scratch (so no barriers, and with them no collectives, whose area is the
+ * group's too) and no printf buffer. It must have few groups (a larger child is dealt to
+ * the workers), room on this thread's own stack (a work-item on a fiber, whose stack is
+ * small, never runs one), and no idle worker that would rather take it
+ * (kiln_sched_wants_nested): then the child is pushed, so a tree of launches spreads over
+ * the pool while each worker runs its own part of the tree without records or atomics.
+ */
+static bool inline_allowed(struct site *s, const struct kiln_dev_kernel *k,
+                           const struct kiln_enq_call *call, const struct kiln_wg_ctx *ranges)
+{
+    if (call->flags != KILN_CLK_FLAGS_NO_WAIT || call->num_events || call->event_ret ||
+        call->num_local || k->local_mem_static || k->scratch_fixed || k->scratch_per_item ||
+        k->uses_printf || s->inline_depth >= INLINE_DEPTH)
+        return false;
+    if (ranges->num_groups[0] * ranges->num_groups[1] * ranges->num_groups[2] > NESTED_GROUPS)
+        return false;
+    unsigned char *sp = __builtin_frame_address(0), *lo = s->stack_lo;
+    if (!lo || sp >= (unsigned char *)s->stack_hi || sp < lo + INLINE_STACK_ROOM)
+        return false;
+    return !kiln_sched_wants_nested(s->cmd->sched, s->worker);
+}
+
+/*
+ * Runs every group of an inline child with the enqueuing group's site: the child's own
+ * children count on the site's command and take its credit. Its WAIT_WORK_GROUP children
+ * are opened as each of its groups returns, its WAIT_KERNEL children after its last group.
+ */
+static void run_inline(struct site *s, const struct kiln_dev_kernel *k,
+                       const struct kiln_enq_call *call, struct kiln_wg_ctx *ctx)
+{
+    void *block = (void *)call->block; /* the caller's literal stays put until we return */
+    void *argv[1] = {&block};
+    ctx->enqueue = s;
+    ctx->stack_lo = s->stack_lo;
+    ctx->stack_hi = s->stack_hi;
+    struct kiln_enq_cmd *outer_group = s->after_group, **outer_inline = s->after_inline;
+    struct kiln_enq_cmd *after_kernel = NULL;
+    s->after_inline = &after_kernel;
+    s->inline_depth++;
+    size_t groups = ctx->num_groups[0] * ctx->num_groups[1] * ctx->num_groups[2];
+    kiln_cpu_group_first(ctx, 0);
+    for (size_t g = 0; g < groups; g++) {
+        s->after_group = NULL;
+        k->wg(argv, ctx);
+        open_list(s->after_group);
+        kiln_cpu_group_next(ctx);
+    }
+    s->inline_depth--;
+    s->after_group = outer_group;
+    s->after_inline = outer_inline;
+    open_list(after_kernel);
 }
 
 static int op_enqueue(void *site, const struct kiln_enq_call *call)
@@ -737,6 +813,13 @@ static int op_enqueue(void *site, const struct kiln_enq_call *call)
     if (block_bytes < 16 || block_bytes > MAX_BLOCK_BYTES || call->num_local != k->num_args - 1 ||
         call->num_local > MAX_LOCAL_ARGS)
         return KILN_CLK_INVALID_ARG_SIZE;
+    struct kiln_wg_ctx ranges;
+    if ((st = setup_ranges(&ranges, enq, call->ndrange)) != KILN_CLK_SUCCESS)
+        return st;
+    if (inline_allowed(s, k, call, &ranges)) {
+        run_inline(s, k, call, &ranges);
+        return KILN_CLK_SUCCESS;
+    }
     struct kiln_enq_cmd *c;
     size_t tail = tail_bytes(call->num_events, call->num_local, block_bytes);
     if ((st = cmd_new(s, q, tail, call->num_events, &c)) != KILN_CLK_SUCCESS)
@@ -748,9 +831,10 @@ static int op_enqueue(void *site, const struct kiln_enq_call *call)
     c->nd.uses_printf = k->uses_printf;
     c->nd.enq = enq;
     c->nd.node = c;
-    st = setup_ranges(c, call->ndrange);
-    if (st == KILN_CLK_SUCCESS)
-        st = setup_args(c, k, call->num_local, call->local_sizes, c->dev->local_mem_size);
+    c->nd.base = ranges;
+    for (unsigned d = 0; d < 3; d++)
+        c->nd.groups[d] = ranges.num_groups[d];
+    st = setup_args(c, k, call->num_local, call->local_sizes, c->dev->local_mem_size);
     if (st != KILN_CLK_SUCCESS) {
         atomic_fetch_sub_explicit(&q->used, c->bytes, memory_order_relaxed);
         record_free(c, c->record);
@@ -863,13 +947,19 @@ static const struct kiln_enq_ops cpu_enq_ops = {
 
 /* ---- what exec.c and ops.c call ---------------------------------------------------- */
 
-void kiln_cpu_enq_group_begin(struct site *s, struct kiln_enq_cmd *c)
+void kiln_cpu_enq_group_begin(struct site *s, struct kiln_enq_cmd *c,
+                              const struct kiln_sched_worker *w, const struct kiln_wg_ctx *ctx)
 {
     s->pub.ops = (kiln_abi_ptr)&cpu_enq_ops;
     s->pub.debug = c->enq->debug;
     s->cmd = c;
     s->after_group = NULL;
     s->credit = 0;
+    s->after_inline = NULL;
+    s->inline_depth = 0;
+    s->worker = w;
+    s->stack_lo = ctx->stack_lo;
+    s->stack_hi = ctx->stack_hi;
 }
 
 void kiln_cpu_enq_group_end(struct site *s)

@@ -41,7 +41,7 @@ static size_t group_extent(const struct kiln_wg_ctx *ctx, int d, size_t id)
  * The calling thread's stack, [*lo, *hi): the kernel library's to_private looks for
  * private variables there (kiln_abi.h). Asked once per thread; 0, 0 if unknown.
  */
-static void thread_stack(kiln_abi_ptr *lo, kiln_abi_ptr *hi)
+void kiln_cpu_thread_stack(kiln_abi_ptr *lo, kiln_abi_ptr *hi)
 {
     static _Thread_local unsigned char *stack_lo, *stack_hi;
     static _Thread_local bool known;
@@ -73,8 +73,9 @@ void kiln_cpu_run_groups(struct kiln_sched_job *job, size_t first, size_t count,
     const struct kiln_dev_ndrange *nd = job->user;
     struct kiln_wg_ctx ctx = nd->base;
     struct kiln_cpu_enq_site site;
+    kiln_cpu_thread_stack(&ctx.stack_lo, &ctx.stack_hi);
     if (nd->node) {
-        kiln_cpu_enq_group_begin(&site, nd->node);
+        kiln_cpu_enq_group_begin(&site, nd->node, w, &ctx);
         ctx.enqueue = &site;
     }
     ctx.local_mem = w->local_mem;
@@ -84,33 +85,49 @@ void kiln_cpu_run_groups(struct kiln_sched_job *job, size_t first, size_t count,
     ctx.combine = (unsigned char *)ctx.group_shared + KILN_GROUP_SHARED_SIZE;
     if (nd->scratch)
         ctx.scratch = nd->scratch + (size_t)w->index * ctx.scratch_size;
-    thread_stack(&ctx.stack_lo, &ctx.stack_hi);
-    const size_t gx = nd->groups[0], gy = nd->groups[1];
-    ctx.group_id[0] = first % gx;
-    ctx.group_id[1] = (first / gx) % gy;
-    ctx.group_id[2] = first / (gx * gy);
-    for (int d = 0; d < 3; d++)
-        ctx.local_size[d] = group_extent(&ctx, d, ctx.group_id[d]);
+    kiln_cpu_group_first(&ctx, first);
     for (size_t n = 0; n < count; n++) {
         /* The last group of the chunk applies the sums its function combined (kiln_abi.h). */
         ctx.chunk_more = n + 1 < count;
         nd->wg((void *const *)nd->args, &ctx);
         if (nd->node)
             kiln_cpu_enq_group_end(&site);
-        if (++ctx.group_id[0] < gx) {
-            if (ctx.group_id[0] == gx - 1)
-                ctx.local_size[0] = group_extent(&ctx, 0, gx - 1);
-            continue;
-        }
-        ctx.group_id[0] = 0;
-        ctx.local_size[0] = group_extent(&ctx, 0, 0);
-        if (++ctx.group_id[1] == gy) {
-            ctx.group_id[1] = 0;
-            ctx.group_id[2]++;
-            ctx.local_size[2] = group_extent(&ctx, 2, ctx.group_id[2]);
-        }
-        ctx.local_size[1] = group_extent(&ctx, 1, ctx.group_id[1]);
+        kiln_cpu_group_next(&ctx);
     }
+}
+
+void kiln_cpu_group_first(struct kiln_wg_ctx *ctx, size_t first)
+{
+    const size_t gx = ctx->num_groups[0], gy = ctx->num_groups[1];
+    if (first == 0) { /* the usual first chunk, and every inline child (enqueue.c) */
+        for (int d = 0; d < 3; d++) {
+            ctx->group_id[d] = 0;
+            ctx->local_size[d] = group_extent(ctx, d, 0);
+        }
+        return;
+    }
+    ctx->group_id[0] = first % gx;
+    ctx->group_id[1] = (first / gx) % gy;
+    ctx->group_id[2] = first / (gx * gy);
+    for (int d = 0; d < 3; d++)
+        ctx->local_size[d] = group_extent(ctx, d, ctx->group_id[d]);
+}
+
+void kiln_cpu_group_next(struct kiln_wg_ctx *ctx)
+{
+    if (++ctx->group_id[0] < ctx->num_groups[0]) {
+        if (ctx->group_id[0] == ctx->num_groups[0] - 1)
+            ctx->local_size[0] = group_extent(ctx, 0, ctx->group_id[0]);
+        return;
+    }
+    ctx->group_id[0] = 0;
+    ctx->local_size[0] = group_extent(ctx, 0, 0);
+    if (++ctx->group_id[1] == ctx->num_groups[1]) {
+        ctx->group_id[1] = 0;
+        ctx->group_id[2]++;
+        ctx->local_size[2] = group_extent(ctx, 2, ctx->group_id[2]);
+    }
+    ctx->local_size[1] = group_extent(ctx, 1, ctx->group_id[1]);
 }
 
 /* Frees what the launch allocated; the printf output goes out first, before done. */

@@ -18,6 +18,7 @@
 #define KILN_SCHEDULER_KILN_SCHED_H
 
 #include <stdatomic.h>
+#include <stdbool.h>
 #include <stddef.h>
 
 struct kiln_sched;
@@ -85,6 +86,15 @@ void kiln_sched_submit(struct kiln_sched *s, struct kiln_sched_job *job);
  * idle worker or a helping thread that takes it first. Elsewhere it is kiln_sched_submit().
  */
 void kiln_sched_submit_nested(struct kiln_sched *s, struct kiln_sched_job *job);
+
+/*
+ * Whether a small job that the thread running a job's run() with worker w could run itself
+ * is better handed to the pool with kiln_sched_submit_nested(): some worker of s is idle
+ * (spinning or asleep) and, when w is a worker's, that worker's own stack is empty, so the
+ * job would be the next one an idle worker takes. A hint read without locks; false in a
+ * pool of zero workers.
+ */
+bool kiln_sched_wants_nested(struct kiln_sched *s, const struct kiln_sched_worker *w);
 
 /*
  * Run chunks on the calling thread instead of sleeping (clFinish,

@@ -950,6 +950,15 @@ size_t kiln_sched_help(struct kiln_sched *s, const struct kiln_sched_job *prefer
     return ran;
 }
 
+bool kiln_sched_wants_nested(struct kiln_sched *s, const struct kiln_sched_worker *pub)
+{
+    struct worker *w = pub->index < s->num_workers ? &s->workers[pub->index] : NULL;
+    if (w && &w->pub == pub && atomic_load_explicit(&w->nested, memory_order_relaxed))
+        return false; /* an idle worker has one of ours to take already */
+    return atomic_load_explicit(&s->spinners, memory_order_relaxed) ||
+           atomic_load_explicit(&s->sleepers, memory_order_relaxed);
+}
+
 void kiln_sched_submit_nested(struct kiln_sched *s, struct kiln_sched_job *job)
 {
     struct worker *w = own_pool == s ? own_worker : NULL;

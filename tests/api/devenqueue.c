@@ -3,7 +3,9 @@
  * builtin and flag, checked against what the host computes. Children of a parent, a
  * recursive tree ten levels deep, 10^5 children of one parent, WAIT_KERNEL and
  * WAIT_WORK_GROUP ordering, events between children, markers, a user event set by another
- * child, a failed user event failing the host's event, blocks with __local arguments and a
+ * child, a failed user event failing the host's event (also from under a NO_WAIT child),
+ * children the device may run inline with flags of their own, inline children beside a
+ * parent's __local memory and collectives, blocks with __local arguments and a
  * barrier, 2D and 3D ranges with offsets, the kernel queries, profiling, and a device queue
  * filled to its limit (an error, no hang). Runs with KILN_DEVICE_ENQUEUE=1.
  */
@@ -189,6 +191,50 @@ static const char *src_children =
     "  release_event(e);\n"
     "  release_event(u);\n"
     "}\n"
+    /* Children the device may run inline, inside the enqueue (docs/device.md): a NO_WAIT
+     * child of four groups whose groups and whole kernel have WAIT_WORK_GROUP and WAIT_KERNEL
+     * children of their own, which must see the child's stores made after those enqueues. */
+    "kernel void inline_kids(global int *out, int n) {\n"
+    "  size_t p = get_global_id(0);\n"
+    "  global int *mine = out + p * 24;\n"
+    "  enqueue_kernel(get_default_queue(), CLK_ENQUEUE_FLAGS_NO_WAIT, ndrange_1D(16, 4), ^{\n"
+    "    size_t i = get_global_id(0), g = get_group_id(0);\n"
+    "    if (get_local_id(0) == 0) {\n"
+    "      enqueue_kernel(get_default_queue(), CLK_ENQUEUE_FLAGS_WAIT_WORK_GROUP, ndrange_1D(1),\n"
+    "          ^{ int s = 0; for (int j = 0; j < 4; j++) s += mine[g * 4 + j];\n"
+    "             mine[16 + g] = s; });\n"
+    "      if (g == 0)\n"
+    "        enqueue_kernel(get_default_queue(), CLK_ENQUEUE_FLAGS_WAIT_KERNEL, ndrange_1D(1),\n"
+    "            ^{ int s = 0; for (int j = 0; j < 16; j++) s += mine[j]; mine[20] = s; });\n"
+    "    }\n"
+    "    for (volatile int spin = 0; spin < 200; spin++) ;\n"
+    "    mine[i] = (int)(p * 100 + i) + 1;\n"
+    "  });\n"
+    "}\n"
+    /* A parent with __local memory and a collective enqueues, between its barriers, a child
+     * with a collective of its own and one without: neither disturbs the parent's group. */
+    "kernel void inline_barrier(global int *out, int n) {\n"
+    "  local int t[8];\n"
+    "  size_t l = get_local_id(0), i = get_global_id(0);\n"
+    "  t[l] = (int)i;\n"
+    "  int s = work_group_reduce_add((int)i);\n"
+    "  enqueue_kernel(get_default_queue(), CLK_ENQUEUE_FLAGS_NO_WAIT, ndrange_1D(8, 8), ^{\n"
+    "    out[32 + i * 8 + get_local_id(0)] =\n"
+    "        work_group_reduce_add((int)get_local_id(0)) + (int)i; });\n"
+    "  enqueue_kernel(get_default_queue(), CLK_ENQUEUE_FLAGS_NO_WAIT, ndrange_1D(1),\n"
+    "                 ^{ out[16 + i] = (int)i * 3; });\n"
+    "  barrier(CLK_LOCAL_MEM_FENCE);\n"
+    "  out[i] = s * 1000 + t[(l + 1) % 8];\n"
+    "}\n"
+    /* failing, one level down: the child that waits sits under a NO_WAIT child. */
+    "kernel void failing_deep(global int *out, int n) {\n"
+    "  enqueue_kernel(get_default_queue(), CLK_ENQUEUE_FLAGS_NO_WAIT, ndrange_1D(1), ^{\n"
+    "    clk_event_t u = create_user_event();\n"
+    "    enqueue_kernel(get_default_queue(), 0, ndrange_1D(1), 1, &u, NULL, ^{ out[0] = 1; });\n"
+    "    set_user_event_status(u, -1);\n"
+    "    release_event(u);\n"
+    "  });\n"
+    "}\n"
     /* Fill a small queue: WAIT_KERNEL children stay pending until the parent ends. */
     "kernel void fill(global int *out, queue_t small) {\n"
     "  for (int i = 0; i < 10000; i++) {\n"
@@ -235,6 +281,42 @@ static void test_waits(struct kt_env *env, cl_program p)
     for (int g = 0; g < G; g++)
         KT_CHECK(grp[g * (L + 1)] == L * (L + 1) / 2, "WAIT_WORK_GROUP group %d saw %d, want %d", g,
                  grp[g * (L + 1)], L * (L + 1) / 2);
+}
+
+static void test_inline(struct kt_env *env, cl_program p)
+{
+    enum { P = 8 };
+    int out[P * 24];
+    memset(out, 0xff, sizeof(out));
+    KT_EXPECT(run(env, p, "inline_kids", P, 4, out, P * 24, 0), CL_SUCCESS);
+    for (int q = 0; q < P; q++) {
+        const int *mine = out + q * 24;
+        for (int i = 0; i < 16; i++)
+            KT_CHECK(mine[i] == q * 100 + i + 1, "inline child %d: item %d wrote %d", q, i,
+                     mine[i]);
+        for (int g = 0; g < 4; g++) {
+            int want = 4 * (q * 100 + 1) + 4 * g * 4 + 6;
+            KT_CHECK(mine[16 + g] == want, "inline child %d: WAIT_WORK_GROUP of group %d saw %d, "
+                     "want %d", q, g, mine[16 + g], want);
+        }
+        KT_CHECK(mine[20] == 16 * (q * 100 + 1) + 120,
+                 "inline child %d: WAIT_KERNEL child saw %d, want %d", q, mine[20],
+                 16 * (q * 100 + 1) + 120);
+    }
+
+    enum { N = 16, L = 8 };
+    int b[32 + N * 8];
+    memset(b, 0xff, sizeof(b));
+    KT_EXPECT(run(env, p, "inline_barrier", N, L, b, 32 + N * 8, 0), CL_SUCCESS);
+    for (int i = 0; i < N; i++) {
+        int base = i / L * L, s = L * base + L * (L - 1) / 2;
+        int want = s * 1000 + base + (i % L + 1) % L;
+        KT_CHECK(b[i] == want, "inline_barrier: parent %d wrote %d, want %d", i, b[i], want);
+        KT_CHECK(b[16 + i] == 3 * i, "inline_barrier: child of %d wrote %d", i, b[16 + i]);
+        for (int j = 0; j < 8; j++)
+            KT_CHECK(b[32 + i * 8 + j] == 28 + i, "inline_barrier: collective child of %d, item "
+                     "%d wrote %d, want %d", i, j, b[32 + i * 8 + j], 28 + i);
+    }
 }
 
 static void test_many(struct kt_env *env, cl_program p)
@@ -311,10 +393,10 @@ static void test_queries(struct kt_env *env, const char *src)
     }
 }
 
-static void test_failure(struct kt_env *env, cl_program p)
+static void test_failure(struct kt_env *env, cl_program p, const char *name)
 {
     cl_int err;
-    cl_kernel k = clCreateKernel(p, "failing", &err);
+    cl_kernel k = clCreateKernel(p, name, &err);
     KT_REQUIRE(err == CL_SUCCESS, "clCreateKernel: %d", err);
     int out[1] = {0}, n = 0;
     cl_mem b = clCreateBuffer(env->context, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, sizeof(out),
@@ -328,10 +410,10 @@ static void test_failure(struct kt_env *env, cl_program p)
     cl_int status = 0;
     KT_EXPECT(clGetEventInfo(ev, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof(status), &status, NULL),
               CL_SUCCESS);
-    KT_CHECK(status < 0, "a launch whose child failed completed with %d", status);
+    KT_CHECK(status < 0, "%s: a launch whose descendant failed completed with %d", name, status);
     KT_EXPECT(clEnqueueReadBuffer(env->queue, b, CL_TRUE, 0, sizeof(out), out, 0, NULL, NULL),
               CL_SUCCESS);
-    KT_CHECK(out[0] == 0, "the child of a failed user event ran");
+    KT_CHECK(out[0] == 0, "%s: the child of a failed user event ran", name);
     clReleaseEvent(ev);
     clReleaseMemObject(b);
     clReleaseKernel(k);
@@ -395,7 +477,9 @@ int main(void)
     test_many(&env, p);
     test_events(&env, p);
     test_locals_ranges(&env, p);
-    test_failure(&env, p);
+    test_inline(&env, p);
+    test_failure(&env, p, "failing");
+    test_failure(&env, p, "failing_deep");
     test_profile(&env, p);
     test_full(&env, p);
     clReleaseProgram(p);
