@@ -68,7 +68,7 @@ struct kiln_cpu_enq_site {
     /* While a child runs inline in the group (enqueue.c): that child's WAIT_KERNEL children,
      * held here until its last group returns; NULL otherwise (they go to cmd->after_kernel). */
     struct kiln_enq_cmd **after_inline;
-    unsigned inline_depth; /* inline children open on the stack */
+    unsigned inline_depth;                  /* inline children open on the stack */
     const struct kiln_sched_worker *worker; /* whose arena the group uses */
     kiln_abi_ptr stack_lo, stack_hi;        /* the thread's stack, as in the group's ctx */
 };

@@ -112,14 +112,15 @@ size_t kiln_rt_image_max_buffer(cl_device_id d)
     return fit < most ? fit : most;
 }
 
-/* Whether KILN_DEVICE_ENQUEUE=1 was set when first asked (rt_device.h). */
+/* Whether device-side enqueue is reported, KILN_DEVICE_ENQUEUE=0 not being set when first
+ * asked (rt_device.h). */
 static bool devenq_on;
 static pthread_once_t devenq_once = PTHREAD_ONCE_INIT;
 
 static void read_devenq(void)
 {
     const char *env = getenv("KILN_DEVICE_ENQUEUE");
-    devenq_on = env && strcmp(env, "1") == 0;
+    devenq_on = !(env && strcmp(env, "0") == 0);
 }
 
 bool kiln_rt_devenq_enabled(void)
@@ -130,13 +131,13 @@ bool kiln_rt_devenq_enabled(void)
 
 #define COUNT(a) (sizeof(a) / sizeof((a)[0]))
 
-/* __opencl_c_device_enqueue, reported under KILN_DEVICE_ENQUEUE=1 only (docs/status.md). */
+/* __opencl_c_device_enqueue, reported unless KILN_DEVICE_ENQUEUE=0. */
 static const cl_name_version devenq_feature = {CL_MAKE_VERSION(3, 0, 0),
                                                "__opencl_c_device_enqueue"};
 
 /*
  * The reported lists, fixed at the first use: device_exts and, unless KILN_FP16=0, fp16_ext,
- * unless KILN_IMAGES=0, image_exts; c_features and, under KILN_DEVICE_ENQUEUE=1,
+ * unless KILN_IMAGES=0, image_exts; c_features and, unless KILN_DEVICE_ENQUEUE=0,
  * devenq_feature, unless KILN_IMAGES=0, image_features.
  */
 static pthread_once_t language_once = PTHREAD_ONCE_INIT;

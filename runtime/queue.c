@@ -1,7 +1,7 @@
 /*
  * Command queues: host queues (in-order and out-of-order), markers and barriers, clFlush
- * and clFinish; and the host side of device queues (CL_QUEUE_ON_DEVICE), behind the
- * development switch KILN_DEVICE_ENQUEUE (rt_device.h).
+ * and clFinish; and the host side of device queues (CL_QUEUE_ON_DEVICE), which
+ * KILN_DEVICE_ENQUEUE=0 turns off (rt_device.h).
  *
  * Commands start as soon as their dependencies are met, so clFlush has nothing to
  * push. In an in-order queue clFinish waits for the newest command, which completes
@@ -164,7 +164,7 @@ static cl_int check_queue_props(cl_command_queue_properties props)
         return KILN_ERR(CL_INVALID_VALUE, "CL_QUEUE_ON_DEVICE_DEFAULT without CL_QUEUE_ON_DEVICE");
     if ((props & CL_QUEUE_ON_DEVICE) && !kiln_rt_devenq_enabled())
         return KILN_ERR(CL_INVALID_QUEUE_PROPERTIES,
-                        "the device does not report device-side queues (KILN_DEVICE_ENQUEUE)");
+                        "the device does not report device-side queues (KILN_DEVICE_ENQUEUE=0)");
     if ((props & CL_QUEUE_ON_DEVICE) && !(props & CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE))
         return KILN_ERR(CL_INVALID_VALUE,
                         "CL_QUEUE_ON_DEVICE without CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE");
@@ -342,7 +342,7 @@ cl_int CL_API_CALL clSetDefaultDeviceCommandQueue(cl_context context, cl_device_
     if (err == CL_SUCCESS && !kiln_rt_devenq_enabled())
         err = KILN_ERR(CL_INVALID_OPERATION,
                        "the device does not report a replaceable default device queue "
-                       "(KILN_DEVICE_ENQUEUE)");
+                       "(KILN_DEVICE_ENQUEUE=0)");
     if (err == CL_SUCCESS)
         err = kiln_rt_check_any_queue(command_queue);
     if (err == CL_SUCCESS && !command_queue->on_device)

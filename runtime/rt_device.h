@@ -79,11 +79,11 @@ const char *kiln_rt_driver_version(void);
 #define KILN_RT_MAX_PARAMETER_SIZE       ((size_t)1024)
 
 /*
- * Device-side enqueue (OpenCL 3.0 §5.1, "On-device command-queues") is built in parts: the host
- * API of device queues is here, the scheduler's device queue and the kernel builtins are not
- * yet. Until every part passes its tests the device reports none of it, unless the development
- * switch KILN_DEVICE_ENQUEUE=1 is set (read once; docs/envvars.md). With it the device reports
- * CL_DEVICE_QUEUE_SUPPORTED | CL_DEVICE_QUEUE_REPLACEABLE_DEFAULT and these limits:
+ * Device-side enqueue (OpenCL 3.0 §5.1, "On-device command-queues"): the host API of device
+ * queues is in runtime/queue.c and runtime/devenqueue.c, the device's queue in
+ * device-cpu/enqueue.c, the kernel builtins in kernel-lib/enqueue. The device reports
+ * CL_DEVICE_QUEUE_SUPPORTED | CL_DEVICE_QUEUE_REPLACEABLE_DEFAULT and these limits, unless
+ * KILN_DEVICE_ENQUEUE=0 is set (read once; docs/envvars.md), which reports none of it:
  *
  * - preferred size 256 KiB: a pending enqueue takes 64 bytes of a device queue plus its block
  *   literal, wait list and __local sizes (device-cpu/enqueue.c), so 256 KiB holds two to three
@@ -106,7 +106,7 @@ const char *kiln_rt_driver_version(void);
 /* CL_KERNEL_PREFERRED_WORK_GROUP_SIZE_MULTIPLE of every kernel. */
 #define KILN_RT_WG_MULTIPLE 16
 
-/* True when KILN_DEVICE_ENQUEUE=1: the device reports device-side queues (above). */
+/* False under KILN_DEVICE_ENQUEUE=0; otherwise the device reports device-side queues (above). */
 bool kiln_rt_devenq_enabled(void);
 
 /*

@@ -144,8 +144,11 @@ static void queues(struct kt_env *env)
     cl_device_id dev = env->device;
     cl_queue_properties unknown[] = {0x7777, 0, 0};
     cl_queue_properties bad_bits[] = {CL_QUEUE_PROPERTIES, (cl_queue_properties)1 << 40, 0};
-    cl_queue_properties on_device[] = {
-        CL_QUEUE_PROPERTIES, CL_QUEUE_ON_DEVICE | CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE, 0};
+    /* A device queue must be out of order; without device queues (KILN_DEVICE_ENQUEUE=0) the
+     * property itself is refused first. */
+    cl_queue_properties on_device[] = {CL_QUEUE_PROPERTIES, CL_QUEUE_ON_DEVICE, 0};
+    cl_device_device_enqueue_capabilities devq = 0;
+    clGetDeviceInfo(dev, CL_DEVICE_DEVICE_ENQUEUE_CAPABILITIES, sizeof(devq), &devq, NULL);
 
     /* clCreateCommandQueueWithProperties */
     EXPECT_CREATE_FAILS(clCreateCommandQueueWithProperties(NULL, dev, NULL, &e_),
@@ -162,7 +165,7 @@ static void queues(struct kt_env *env)
     EXPECT_CREATE_FAILS(clCreateCommandQueueWithProperties(env->context, dev, bad_bits, &e_),
                         CL_INVALID_VALUE);
     EXPECT_CREATE_FAILS(clCreateCommandQueueWithProperties(env->context, dev, on_device, &e_),
-                        CL_INVALID_QUEUE_PROPERTIES);
+                        devq ? CL_INVALID_VALUE : CL_INVALID_QUEUE_PROPERTIES);
 
     /* clCreateCommandQueue (OpenCL 1.x) */
     EXPECT_CREATE_FAILS(clCreateCommandQueue(NULL, dev, 0, &e_), CL_INVALID_CONTEXT);

@@ -3,10 +3,11 @@
  * device queues and the shared default one, their queries, clSetDefaultDeviceCommandQueue,
  * host commands refused on a device queue, and queue_t kernel arguments.
  *
- * test_api_devqueue on   - run with KILN_DEVICE_ENQUEUE=1: everything above works and every
+ * test_api_devqueue on   - run as the device is by default: everything above works and every
  *                          error the specification lists for it comes back;
- * test_api_devqueue off  - run without it: the device reports nothing of it and every
- *                          device-queue request is refused as by a device without the feature.
+ * test_api_devqueue off  - run with KILN_DEVICE_ENQUEUE=0: the device reports nothing of it
+ *                          and every device-queue request is refused as by a device without
+ *                          the feature.
  */
 #include <stdbool.h>
 #include <stdint.h>
@@ -73,7 +74,7 @@ static const cl_queue_properties default_props[] = {
     CL_QUEUE_PROPERTIES,
     CL_QUEUE_ON_DEVICE | CL_QUEUE_ON_DEVICE_DEFAULT | CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE, 0};
 
-/* ---- with KILN_DEVICE_ENQUEUE=1 ------------------------------------------------------- */
+/* ---- with device-side enqueue reported ------------------------------------------------ */
 
 static void reported(struct kt_env *env)
 {
@@ -460,12 +461,12 @@ int main(int argc, char **argv)
     const char *mode = argc > 1 ? argv[1] : "";
     bool on = strcmp(mode, "on") == 0;
     if (!on && strcmp(mode, "off") != 0) {
-        fprintf(stderr, "usage: %s on|off (on: run with KILN_DEVICE_ENQUEUE=1)\n", argv[0]);
+        fprintf(stderr, "usage: %s on|off (off: run with KILN_DEVICE_ENQUEUE=0)\n", argv[0]);
         return 2;
     }
     const char *env_value = getenv("KILN_DEVICE_ENQUEUE");
-    bool set = env_value && strcmp(env_value, "1") == 0;
-    KT_REQUIRE(set == on, "mode %s needs KILN_DEVICE_ENQUEUE %s", mode, on ? "=1" : "unset");
+    bool off = env_value && strcmp(env_value, "0") == 0;
+    KT_REQUIRE(off != on, "mode %s needs KILN_DEVICE_ENQUEUE %s", mode, on ? "unset" : "=0");
 
     struct kt_env env;
     kt_setup(&env, 0);

@@ -10,6 +10,8 @@
  *  - every OpenCL C version listed builds with its -cl-std and sets __OPENCL_C_VERSION__;
  *    OpenCL C 2.0 is listed exactly when device-side enqueue, which it makes mandatory, is
  *    reported (CL_DEVICE_DEVICE_ENQUEUE_CAPABILITIES), and then a kernel enqueues a child;
+ *    device-side enqueue is reported exactly when KILN_DEVICE_ENQUEUE=0 is not set (ctest
+ *    runs this test both ways);
  *  - of every known __opencl_c_* macro an OpenCL C 3.0 kernel sees exactly the reported
  *    features, and a 1.x or 2.0 kernel only reported ones (feature macros belong to OpenCL C
  *    3.0: docs/compiler.md, "What a kernel sees"); each feature agrees with the device query
@@ -453,6 +455,10 @@ static void versions(struct kt_env *env)
               CL_SUCCESS);
     KT_CHECK(has_20 == (caps != 0), "OpenCL C 2.0 %s, device-side enqueue %s",
              has_20 ? "listed" : "not listed", caps ? "reported" : "not reported");
+    const char *devenq_env = getenv("KILN_DEVICE_ENQUEUE");
+    bool devenq_asked = !(devenq_env && strcmp(devenq_env, "0") == 0);
+    KT_CHECK((caps != 0) == devenq_asked, "device-side enqueue is %s under KILN_DEVICE_ENQUEUE=%s",
+             caps ? "reported" : "not reported", devenq_env ? devenq_env : "(unset)");
     if (has_20) {
         cl_int err;
         cl_queue_properties props[] = {CL_QUEUE_PROPERTIES,

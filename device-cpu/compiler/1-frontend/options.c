@@ -156,10 +156,11 @@ static enum kiln_cc_status translate(char *word, const char **cursor, struct kil
     if (strcmp(word, "-cl-denorms-are-zero") == 0)
         return KILN_CC_OK;
     /*
-     * -cl-no-subgroup-ifp waives independent forward progress of sub-groups, and -g
-     * asks for extra errors from device-side enqueue builtins: the device has neither
-     * sub-groups nor device-side enqueue, so both are accepted and change nothing; nor
-     * does -cl-strict-aliasing, OpenCL 1.0's aliasing promise (deprecated, still valid).
+     * -cl-no-subgroup-ifp waives independent forward progress of sub-groups, which run one
+     * after another on one thread anyway; -g asks for the precise errors of the device-side
+     * enqueue builtins, which the runtime reads from the program's options
+     * (runtime/devenqueue.c), not the front end; -cl-strict-aliasing is OpenCL 1.0's
+     * aliasing promise (deprecated, still valid). All three change nothing here.
      */
     if (strcmp(word, "-cl-no-subgroup-ifp") == 0 || strcmp(word, "-g") == 0 ||
         strcmp(word, "-cl-strict-aliasing") == 0)
