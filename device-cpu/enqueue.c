@@ -38,9 +38,13 @@
  * Events. A device's events come from a fixed pool of KILN_DEV_MAX_ON_DEVICE_EVENTS
  * (CL_DEVICE_MAX_ON_DEVICE_EVENTS), free ones on a stack whose head carries a tag against
  * ABA. event->waiters (atomic pointer) is a stack of commands and profiling captures
- * waiting for it, pushed with a release compare-and-swap unless it holds CLOSED; the
- * completer exchanges in CLOSED (acq_rel) and serves every waiter it took. A push that
- * finds CLOSED serves itself at once. event->refs counts the kernel's handle and the
+ * waiting for it, pushed with a release compare-and-swap unless it holds CLOSED. The completer
+ * takes them in two rounds: it exchanges in CLOSING (acq_rel), writes the captures it took,
+ * then exchanges in CLOSED (acq_rel) and writes the captures pushed meanwhile (onto CLOSING,
+ * which ends that second list), and only then opens the gates of the commands of both lists.
+ * A push that finds CLOSED serves itself at once: the exchange it acquired came after every
+ * capture was written, so a command that waits on the event, however late it comes, never
+ * starts before a capture of the event is written. event->refs counts the kernel's handle and the
  * command's own hold; at 0 the event goes back to the pool.
  *
  * Queue room. A device queue has CL_QUEUE_SIZE bytes; each pending child or marker takes
@@ -74,6 +78,8 @@
 #define CMD_QUEUE_BYTES 64
 /* An event's waiter list once it has completed. */
 #define CLOSED ((struct waiter *)1)
+/* An event's waiter list while its completer writes the captures it took first. */
+#define CLOSING ((struct waiter *)2)
 /* clk_event_t CLK_NULL_EVENT. */
 #define NULL_EVENT ((void *)UINTPTR_MAX)
 
@@ -389,29 +395,38 @@ static void event_complete(struct event *e, int status)
     if (!atomic_load_explicit(&e->end, memory_order_relaxed))
         atomic_store_explicit(&e->end, t, memory_order_relaxed);
     atomic_store_explicit(&e->complete, t, memory_order_relaxed);
-    /* acq_rel: take every push (acquire) and publish the status to late pushers (release) */
-    struct waiter *w = atomic_exchange_explicit(&e->waiters, CLOSED, memory_order_acq_rel);
+    /* acq_rel: take every push so far (acquire) and publish the status and times (release) */
+    struct waiter *first = atomic_exchange_explicit(&e->waiters, CLOSING, memory_order_acq_rel);
     /* Profiling captures first: a command waiting on e may read what they write (as soon as
-     * its gate opens it may run on another worker). */
-    for (struct waiter *c = w; c; c = c->next)
+     * its gate opens it may run on another worker), and so may one that comes after CLOSED. */
+    for (struct waiter *c = first; c && c != CLOSING; c = c->next)
+        if (!c->cmd)
+            capture_write(e, c->capture);
+    /* acq_rel: take the pushes made onto CLOSING; publish the captures to late pushers */
+    struct waiter *late = atomic_exchange_explicit(&e->waiters, CLOSED, memory_order_acq_rel);
+    for (struct waiter *c = late; c != CLOSING; c = c->next)
         if (!c->cmd)
             capture_write(e, c->capture);
     unsigned holds = 0; /* each waiting command holds e until it is served */
-    while (w) {
-        struct waiter *next = w->next;
-        if (w->cmd) {
-            holds++;
-            if (status < 0) {
-                int ok = CL_COMPLETE;
-                atomic_compare_exchange_strong_explicit(&w->cmd->status, &ok,
-                                                        KILN_CLK_INVALID_EVENT_WAIT_LIST,
-                                                        memory_order_relaxed, memory_order_relaxed);
+    struct waiter *lists[2] = {first, late};
+    for (int l = 0; l < 2; l++) {
+        struct waiter *w = lists[l];
+        while (w && w != CLOSING) {
+            struct waiter *next = w->next;
+            if (w->cmd) {
+                holds++;
+                if (status < 0) {
+                    int ok = CL_COMPLETE;
+                    atomic_compare_exchange_strong_explicit(
+                        &w->cmd->status, &ok, KILN_CLK_INVALID_EVENT_WAIT_LIST,
+                        memory_order_relaxed, memory_order_relaxed);
+                }
+                gate_open(w->cmd);
+            } else {
+                free(w);
             }
-            gate_open(w->cmd);
-        } else {
-            free(w);
+            w = next;
         }
-        w = next;
     }
     while (holds--)
         event_release(e);
