@@ -757,10 +757,11 @@ static int cmd_submit(struct site *s, struct kiln_enq_cmd *c, unsigned n, void *
  * It must not share what the enqueuing group is using: no __local memory (the arena is the
  * group's), no scratch (so no barriers, and with them no collectives, whose area is the
  * group's too) and no printf buffer. It must have few groups (a larger child is dealt to
- * the workers), room on this thread's own stack (a work-item on a fiber, whose stack is
- * small, never runs one), and no idle worker that would rather take it
- * (kiln_sched_wants_nested): then the child is pushed, so a tree of launches spreads over
- * the pool while each worker runs its own part of the tree without records or atomics.
+ * the workers) and room on this thread's own stack (a work-item on a fiber, whose stack is
+ * small, never runs one). Last, a child of the group's own work-items is pushed instead
+ * while more workers are idle than nested jobs wait (kiln_sched_wants_nested): a tree of
+ * launches spreads over the pool by its top levels, and each worker runs its part of the
+ * tree without records or atomics.
  */
 static bool inline_allowed(struct site *s, const struct kiln_dev_kernel *k,
                            const struct kiln_enq_call *call, const struct kiln_wg_ctx *ranges)
@@ -774,7 +775,9 @@ static bool inline_allowed(struct site *s, const struct kiln_dev_kernel *k,
     unsigned char *sp = __builtin_frame_address(0), *lo = s->stack_lo;
     if (!lo || sp >= (unsigned char *)s->stack_hi || sp < lo + INLINE_STACK_ROOM)
         return false;
-    return !kiln_sched_wants_nested(s->cmd->sched, s->worker);
+    /* Only a child of the group's own work-items is pushed: in a recursive tree that is the
+     * largest piece of work this site holds, while a child of an inline child is smaller. */
+    return s->inline_depth > 0 || !kiln_sched_wants_nested(s->cmd->sched);
 }
 
 /*
@@ -962,8 +965,7 @@ static const struct kiln_enq_ops cpu_enq_ops = {
 
 /* ---- what exec.c and ops.c call ---------------------------------------------------- */
 
-void kiln_cpu_enq_group_begin(struct site *s, struct kiln_enq_cmd *c,
-                              const struct kiln_sched_worker *w, const struct kiln_wg_ctx *ctx)
+void kiln_cpu_enq_group_begin(struct site *s, struct kiln_enq_cmd *c, const struct kiln_wg_ctx *ctx)
 {
     s->pub.ops = (kiln_abi_ptr)&cpu_enq_ops;
     s->pub.debug = c->enq->debug;
@@ -972,7 +974,6 @@ void kiln_cpu_enq_group_begin(struct site *s, struct kiln_enq_cmd *c,
     s->credit = 0;
     s->after_inline = NULL;
     s->inline_depth = 0;
-    s->worker = w;
     s->stack_lo = ctx->stack_lo;
     s->stack_hi = ctx->stack_hi;
 }

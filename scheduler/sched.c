@@ -543,14 +543,24 @@ static void nested_unlock(struct worker *w)
     atomic_flag_clear_explicit(&w->nested_lock, memory_order_release);
 }
 
-/* The newest nested job of worker w, taken off its stack, or NULL. */
-static struct kiln_sched_job *nested_pop(struct kiln_sched *s, struct worker *w)
+/*
+ * A nested job of worker w taken off its stack, or NULL: the newest for w itself (its data is
+ * warm in this core's caches), the oldest for a thief (in a recursive tree of jobs the oldest
+ * is the nearest the root, the largest piece of work).
+ */
+static struct kiln_sched_job *nested_pop(struct kiln_sched *s, struct worker *w, bool oldest)
 {
     if (!atomic_load_explicit(&w->nested, memory_order_relaxed))
         return NULL; /* a quick look; the lock below decides */
     nested_lock(w);
     struct kiln_sched_job *job = atomic_load_explicit(&w->nested, memory_order_relaxed);
-    if (job)
+    if (job && oldest && job->link) {
+        struct kiln_sched_job *prev = job;
+        while (prev->link->link)
+            prev = prev->link;
+        job = prev->link;
+        prev->link = NULL;
+    } else if (job)
         atomic_store_explicit(&w->nested, job->link, memory_order_relaxed);
     nested_unlock(w);
     if (job)
@@ -558,14 +568,18 @@ static struct kiln_sched_job *nested_pop(struct kiln_sched *s, struct worker *w)
     return job;
 }
 
-/* A nested job: the calling worker's own newest, else another worker's; NULL when none. */
+/* A nested job: the calling worker's own newest, else another worker's oldest, looking from
+ * the next worker on (so thieves do not all try worker 0 first); NULL when none. */
 static struct kiln_sched_job *nested_take(struct kiln_sched *s, struct worker *self)
 {
     if (!atomic_load_explicit(&s->nested_count, memory_order_relaxed))
         return NULL;
-    struct kiln_sched_job *job = self ? nested_pop(s, self) : NULL;
-    for (unsigned i = 0; !job && i < s->num_workers; i++)
-        job = &s->workers[i] == self ? NULL : nested_pop(s, &s->workers[i]);
+    struct kiln_sched_job *job = self ? nested_pop(s, self, false) : NULL;
+    unsigned at = self ? (unsigned)(self - s->workers) : 0;
+    for (unsigned i = 1; !job && i <= s->num_workers; i++) {
+        struct worker *v = &s->workers[(at + i) % s->num_workers];
+        job = v == self ? NULL : nested_pop(s, v, true);
+    }
     return job;
 }
 
@@ -950,13 +964,11 @@ size_t kiln_sched_help(struct kiln_sched *s, const struct kiln_sched_job *prefer
     return ran;
 }
 
-bool kiln_sched_wants_nested(struct kiln_sched *s, const struct kiln_sched_worker *pub)
+bool kiln_sched_wants_nested(struct kiln_sched *s)
 {
-    struct worker *w = pub->index < s->num_workers ? &s->workers[pub->index] : NULL;
-    if (w && &w->pub == pub && atomic_load_explicit(&w->nested, memory_order_relaxed))
-        return false; /* an idle worker has one of ours to take already */
-    return atomic_load_explicit(&s->spinners, memory_order_relaxed) ||
-           atomic_load_explicit(&s->sleepers, memory_order_relaxed);
+    return atomic_load_explicit(&s->spinners, memory_order_relaxed) +
+               atomic_load_explicit(&s->sleepers, memory_order_relaxed) >
+           atomic_load_explicit(&s->nested_count, memory_order_relaxed);
 }
 
 void kiln_sched_submit_nested(struct kiln_sched *s, struct kiln_sched_job *job)
