@@ -68,8 +68,9 @@ struct kiln_cpu_enq_site {
     /* While a child runs inline in the group (enqueue.c): that child's WAIT_KERNEL children,
      * held here until its last group returns; NULL otherwise (they go to cmd->after_kernel). */
     struct kiln_enq_cmd **after_inline;
-    unsigned inline_depth;           /* inline children open on the stack */
-    kiln_abi_ptr stack_lo, stack_hi; /* the thread's stack, as in the group's ctx */
+    unsigned inline_depth;                  /* inline children open on the stack */
+    const struct kiln_sched_worker *worker; /* whose arena the group uses */
+    kiln_abi_ptr stack_lo, stack_hi;        /* the thread's stack, as in the group's ctx */
 };
 
 /* A launch of a kernel that can enqueue becomes the root of a tree of commands. */
@@ -77,7 +78,7 @@ cl_int kiln_cpu_enq_root(struct kiln_dev *dev, struct kiln_sched *sched,
                          struct kiln_dev_ndrange *nd, struct kiln_dev_launch *l);
 /* Before and after each group of such a launch, on the thread that runs it. */
 void kiln_cpu_enq_group_begin(struct kiln_cpu_enq_site *s, struct kiln_enq_cmd *c,
-                              const struct kiln_wg_ctx *ctx);
+                              const struct kiln_sched_worker *w, const struct kiln_wg_ctx *ctx);
 void kiln_cpu_enq_group_end(struct kiln_cpu_enq_site *s);
 /* Every group of the launch has returned; its printf output and scratch are gone. */
 void kiln_cpu_enq_groups_done(struct kiln_enq_cmd *c);

@@ -759,9 +759,9 @@ static int cmd_submit(struct site *s, struct kiln_enq_cmd *c, unsigned n, void *
  * group's too) and no printf buffer. It must have few groups (a larger child is dealt to
  * the workers) and room on this thread's own stack (a work-item on a fiber, whose stack is
  * small, never runs one). Last, a child of the group's own work-items is pushed instead
- * while more workers are idle than nested jobs wait (kiln_sched_wants_nested): a tree of
- * launches spreads over the pool by its top levels, and each worker runs its part of the
- * tree without records or atomics.
+ * when the worker's stack is empty and more workers are idle than nested jobs wait
+ * (kiln_sched_wants_nested): a tree of launches spreads over the pool by its top levels,
+ * and each worker runs its part of the tree without records or atomics.
  */
 static bool inline_allowed(struct site *s, const struct kiln_dev_kernel *k,
                            const struct kiln_enq_call *call, const struct kiln_wg_ctx *ranges)
@@ -777,7 +777,7 @@ static bool inline_allowed(struct site *s, const struct kiln_dev_kernel *k,
         return false;
     /* Only a child of the group's own work-items is pushed: in a recursive tree that is the
      * largest piece of work this site holds, while a child of an inline child is smaller. */
-    return s->inline_depth > 0 || !kiln_sched_wants_nested(s->cmd->sched);
+    return s->inline_depth > 0 || !kiln_sched_wants_nested(s->cmd->sched, s->worker);
 }
 
 /*
@@ -965,7 +965,8 @@ static const struct kiln_enq_ops cpu_enq_ops = {
 
 /* ---- what exec.c and ops.c call ---------------------------------------------------- */
 
-void kiln_cpu_enq_group_begin(struct site *s, struct kiln_enq_cmd *c, const struct kiln_wg_ctx *ctx)
+void kiln_cpu_enq_group_begin(struct site *s, struct kiln_enq_cmd *c,
+                              const struct kiln_sched_worker *w, const struct kiln_wg_ctx *ctx)
 {
     s->pub.ops = (kiln_abi_ptr)&cpu_enq_ops;
     s->pub.debug = c->enq->debug;
@@ -974,6 +975,7 @@ void kiln_cpu_enq_group_begin(struct site *s, struct kiln_enq_cmd *c, const stru
     s->credit = 0;
     s->after_inline = NULL;
     s->inline_depth = 0;
+    s->worker = w;
     s->stack_lo = ctx->stack_lo;
     s->stack_hi = ctx->stack_hi;
 }

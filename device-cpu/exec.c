@@ -75,7 +75,7 @@ void kiln_cpu_run_groups(struct kiln_sched_job *job, size_t first, size_t count,
     struct kiln_cpu_enq_site site;
     kiln_cpu_thread_stack(&ctx.stack_lo, &ctx.stack_hi);
     if (nd->node) {
-        kiln_cpu_enq_group_begin(&site, nd->node, &ctx);
+        kiln_cpu_enq_group_begin(&site, nd->node, w, &ctx);
         ctx.enqueue = &site;
     }
     ctx.local_mem = w->local_mem;

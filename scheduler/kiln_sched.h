@@ -88,12 +88,13 @@ void kiln_sched_submit(struct kiln_sched *s, struct kiln_sched_job *job);
 void kiln_sched_submit_nested(struct kiln_sched *s, struct kiln_sched_job *job);
 
 /*
- * Whether a small job that a running job could run itself is better handed to the pool with
- * kiln_sched_submit_nested(): more workers of s are idle (spinning or asleep) than nested
- * jobs wait on the workers' stacks, so an idle worker would take it. A hint read without
- * locks; false in a pool of zero workers.
+ * Whether a small job that the thread running a job's run() with worker w could run itself
+ * is better handed to the pool with kiln_sched_submit_nested(): when w is a worker's, that
+ * worker's own stack is empty, and more workers of s are idle (spinning or asleep) than
+ * nested jobs wait on the workers' stacks, so an idle worker would take it at once. A hint
+ * read without locks; false in a pool of zero workers.
  */
-bool kiln_sched_wants_nested(struct kiln_sched *s);
+bool kiln_sched_wants_nested(struct kiln_sched *s, const struct kiln_sched_worker *w);
 
 /*
  * Run chunks on the calling thread instead of sleeping (clFinish,

@@ -56,8 +56,9 @@
  * own stack, w->nested, instead of the shared list, and are run whole by one
  * thread. w->nested_lock (a spin lock, held for a push or a pop only) guards
  * the stack; the owner pushes and pops at the top, and an idle worker or a
- * helping thread takes from the top of another worker's stack when the shared
- * list has nothing claimable. The push's unlock (release) pairs with the
+ * helping thread takes from the bottom of another worker's stack (the oldest
+ * job, in a recursive tree the largest) when the shared list has nothing
+ * claimable. The push's unlock (release) pairs with the
  * taker's lock (acquire), so the taker sees the job as its submitter wrote it.
  * s->nested_count (atomic, relaxed) counts the jobs on all stacks: spinning
  * workers watch it beside s->gen, and a push wakes a sleeper through the
@@ -964,8 +965,11 @@ size_t kiln_sched_help(struct kiln_sched *s, const struct kiln_sched_job *prefer
     return ran;
 }
 
-bool kiln_sched_wants_nested(struct kiln_sched *s)
+bool kiln_sched_wants_nested(struct kiln_sched *s, const struct kiln_sched_worker *pub)
 {
+    struct worker *w = pub->index < s->num_workers ? &s->workers[pub->index] : NULL;
+    if (w && &w->pub == pub && atomic_load_explicit(&w->nested, memory_order_relaxed))
+        return false; /* an idle worker has one of ours to take already */
     return atomic_load_explicit(&s->spinners, memory_order_relaxed) +
                atomic_load_explicit(&s->sleepers, memory_order_relaxed) >
            atomic_load_explicit(&s->nested_count, memory_order_relaxed);
