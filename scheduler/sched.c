@@ -45,7 +45,10 @@
  * counting themselves in s->sleepers. A submitter bumps gen and reads
  * s->sleepers under the lock, so a worker either sees the new gen before it
  * sleeps or is counted and signalled: no lost wake-up. gen only says "look
- * again"; what a worker then reads it reads under the lock.
+ * again"; what a worker then reads it reads under the lock. With gen the
+ * submitter sets s->tickets (atomic, relaxed), how many spinners it asks to
+ * look; a spinner that sees gen move takes a ticket or, finding none, keeps
+ * spinning, and looks under the lock when its spin ends (spin_for_work).
  *
  * fork_generation (atomic, relaxed) is bumped in a forked child by a
  * pthread_atfork handler; a pool whose recorded generation differs is in a
@@ -139,7 +142,10 @@ struct kiln_sched {
     atomic_uint spinners;
     /* Relaxed: jobs on the workers' nested stacks, which spinning workers watch too. */
     atomic_uint nested_count;
-    char pad[KILN_SCHED_LINE - 3 * sizeof(atomic_uint)];
+    /* How many spinning workers the newest submit asks to look at the list: set under lock with
+     * gen, taken one at a time by spinners that saw gen move (see spin_for_work). */
+    atomic_int tickets;
+    char pad[KILN_SCHED_LINE - 4 * sizeof(atomic_uint)];
 };
 
 static atomic_uint fork_generation; /* relaxed; bumped in a forked child */
@@ -595,22 +601,47 @@ static void nested_run(struct kiln_sched *s, struct kiln_sched_job *job,
     done_pool = outer;
 }
 
-/* Spin until s->gen moves away from `gen` (true) or the spin budget is spent; a spin that
- * is not `hard` yields the CPU between looks. */
-static bool spin_for_work(struct kiln_sched *s, unsigned gen, bool hard)
+/* Takes one of s->tickets; false when none is left. */
+static bool ticket_take(struct kiln_sched *s)
+{
+    int t = atomic_load_explicit(&s->tickets, memory_order_relaxed);
+    while (t > 0)
+        if (atomic_compare_exchange_weak_explicit(&s->tickets, &t, t - 1, memory_order_relaxed,
+                                                  memory_order_relaxed))
+            return true;
+    return false;
+}
+
+/*
+ * Spin until there is something to look at (true) or the spin budget is spent (false); a spin
+ * that is not `hard` yields the CPU between looks. s->gen moving away from *gen is something
+ * when a ticket comes with it: a submit asks for as many spinners as its job has chunks for
+ * (a one-item launch, one), and the others stay where they are instead of all taking s->lock
+ * at once. A spinner that saw gen move without a ticket moves *gen along and returns true
+ * when its budget is spent, so that it looks at the list under the lock before it sleeps:
+ * a job is never left behind by every spinner.
+ */
+static bool spin_for_work(struct kiln_sched *s, unsigned *gen, bool hard)
 {
     uint64_t start = now_ns();
+    bool passed = false;
 
     for (unsigned i = 1;; i++) {
-        if (atomic_load_explicit(&s->gen, memory_order_relaxed) != gen ||
-            atomic_load_explicit(&s->nested_count, memory_order_relaxed))
+        unsigned now = atomic_load_explicit(&s->gen, memory_order_relaxed);
+        if (now != *gen) {
+            if (ticket_take(s))
+                return true;
+            *gen = now;
+            passed = true;
+        }
+        if (atomic_load_explicit(&s->nested_count, memory_order_relaxed))
             return true;
         if (hard)
             cpu_relax();
         else
             sched_yield();
         if ((!hard || (i & 63) == 0) && now_ns() - start > KILN_SCHED_SPIN_NS)
-            return false;
+            return passed;
     }
 }
 
@@ -682,7 +713,7 @@ static void *worker_main(void *arg)
              * burst of small launches, which keeps one worker busy, does not lose the
              * enqueuing thread's time to a second spinner on its CPU. */
             bool hard = atomic_fetch_add_explicit(&s->spinners, 1, memory_order_relaxed) == 0;
-            bool moved = spin_for_work(s, gen, hard);
+            bool moved = spin_for_work(s, &gen, hard);
             atomic_fetch_sub_explicit(&s->spinners, 1, memory_order_relaxed);
             lock(s);
             while (!moved && !s->stop &&
@@ -708,6 +739,7 @@ static void stop_workers(struct kiln_sched *s, unsigned n)
 {
     lock(s);
     s->stop = true;
+    atomic_store_explicit(&s->tickets, (int)s->num_workers, memory_order_relaxed);
     atomic_fetch_add_explicit(&s->gen, 1, memory_order_relaxed);
     unlock(s);
     if (pthread_cond_broadcast(&s->work_cv) != 0)
@@ -806,6 +838,7 @@ int kiln_sched_create(const struct kiln_sched_config *cfg, struct kiln_sched **o
     s->local_mem_size = cfg->local_mem_size;
     s->fork_gen = atomic_load_explicit(&fork_generation, memory_order_relaxed);
     atomic_init(&s->gen, 0);
+    atomic_init(&s->tickets, 0);
     snprintf(s->name, sizeof s->name, "%s", cfg->name && *cfg->name ? cfg->name : "kiln-wg");
     s->workers = kiln_calloc(n ? (size_t)n : 1, sizeof *s->workers);
     if (!s->workers)
@@ -924,6 +957,10 @@ void kiln_sched_submit(struct kiln_sched *s, struct kiln_sched_job *job)
     else
         s->head = job;
     s->tail = job;
+    /* Tickets for as many spinners as the job has chunks for others to run, replacing any
+     * left over: a ticket a helping thread made needless must not call spinners later. */
+    atomic_store_explicit(&s->tickets, want < s->num_workers ? (int)want : (int)s->num_workers,
+                          memory_order_relaxed);
     atomic_fetch_add_explicit(&s->gen, 1, memory_order_relaxed);
     wake = s->sleepers;
     unlock(s);
