@@ -617,9 +617,10 @@ static bool ticket_take(struct kiln_sched *s)
  * that is not `hard` yields the CPU between looks. s->gen moving away from *gen is something
  * when a ticket comes with it: a submit asks for as many spinners as its job has chunks for
  * (a one-item launch, one), and the others stay where they are instead of all taking s->lock
- * at once. A spinner that saw gen move without a ticket moves *gen along and returns true
- * when its budget is spent, so that it looks at the list under the lock before it sleeps:
- * a job is never left behind by every spinner.
+ * at once. A spinner that saw gen move without a ticket moves *gen along and spins a whole
+ * budget again from there; once a budget passes with no move it returns true, so that it
+ * looks at the list under the lock before it sleeps: a job is never left behind by every
+ * spinner, and while submits keep coming the spinners without tickets never take the lock.
  */
 static bool spin_for_work(struct kiln_sched *s, unsigned *gen, bool hard)
 {
@@ -633,6 +634,7 @@ static bool spin_for_work(struct kiln_sched *s, unsigned *gen, bool hard)
                 return true;
             *gen = now;
             passed = true;
+            start = now_ns();
         }
         if (atomic_load_explicit(&s->nested_count, memory_order_relaxed))
             return true;
