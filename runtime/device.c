@@ -88,14 +88,20 @@ static const cl_name_version image_features[] = {
     {CL_MAKE_VERSION(3, 0, 0), "__opencl_c_3d_image_writes"},
 };
 
+/* A feature switch read from the environment: on unless the variable is exactly "0". */
+static bool switch_on(const char *name)
+{
+    const char *env = getenv(name);
+    return !(env && strcmp(env, "0") == 0);
+}
+
 /* Whether images are reported, KILN_IMAGES=0 not being set when first asked (rt_device.h). */
 static bool images_on;
 static pthread_once_t images_once = PTHREAD_ONCE_INIT;
 
 static void read_images(void)
 {
-    const char *env = getenv("KILN_IMAGES");
-    images_on = !(env && strcmp(env, "0") == 0);
+    images_on = switch_on("KILN_IMAGES");
 }
 
 bool kiln_rt_images_enabled(void)
@@ -119,8 +125,7 @@ static pthread_once_t devenq_once = PTHREAD_ONCE_INIT;
 
 static void read_devenq(void)
 {
-    const char *env = getenv("KILN_DEVICE_ENQUEUE");
-    devenq_on = !(env && strcmp(env, "0") == 0);
+    devenq_on = switch_on("KILN_DEVICE_ENQUEUE");
 }
 
 bool kiln_rt_devenq_enabled(void)
@@ -160,8 +165,7 @@ static void join_names(char *buf, size_t cap, const cl_name_version *v, size_t n
 
 static void language_init(void)
 {
-    const char *env = getenv("KILN_FP16");
-    fp16 = !(env && strcmp(env, "0") == 0);
+    fp16 = switch_on("KILN_FP16");
     memcpy(exts, device_exts, sizeof(device_exts));
     num_exts = COUNT(device_exts);
     if (fp16)
