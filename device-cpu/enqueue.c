@@ -382,6 +382,14 @@ static void capture_write(struct event *e, uint64_t *value)
     value[1] = complete > start ? complete - start : 0;
 }
 
+/* Writes the profiling captures of a waiter list that ends at NULL or CLOSING. */
+static void captures_write(struct event *e, struct waiter *list)
+{
+    for (struct waiter *c = list; c && c != CLOSING; c = c->next)
+        if (!c->cmd)
+            capture_write(e, c->capture);
+}
+
 /* Completes e with `status` once; serves its waiters. */
 static void event_complete(struct event *e, int status)
 {
@@ -399,14 +407,10 @@ static void event_complete(struct event *e, int status)
     struct waiter *first = atomic_exchange_explicit(&e->waiters, CLOSING, memory_order_acq_rel);
     /* Profiling captures first: a command waiting on e may read what they write (as soon as
      * its gate opens it may run on another worker), and so may one that comes after CLOSED. */
-    for (struct waiter *c = first; c && c != CLOSING; c = c->next)
-        if (!c->cmd)
-            capture_write(e, c->capture);
+    captures_write(e, first);
     /* acq_rel: take the pushes made onto CLOSING; publish the captures to late pushers */
     struct waiter *late = atomic_exchange_explicit(&e->waiters, CLOSED, memory_order_acq_rel);
-    for (struct waiter *c = late; c != CLOSING; c = c->next)
-        if (!c->cmd)
-            capture_write(e, c->capture);
+    captures_write(e, late);
     unsigned holds = 0; /* each waiting command holds e until it is served */
     struct waiter *lists[2] = {first, late};
     for (int l = 0; l < 2; l++) {
@@ -584,7 +588,12 @@ static int setup_ranges(struct kiln_wg_ctx *b, const struct kiln_dev_enqueue *en
 {
     if (r->dim < 1 || r->dim > 3)
         return KILN_CLK_INVALID_NDRANGE;
-    /* Field by field: cheaper than a memset on the path of every child. */
+    /* Field by field: cheaper than a memset (rep stos) on the path of every child. The size
+     * check makes a field added to the context fail the build here until it is listed. */
+    _Static_assert(sizeof(struct kiln_wg_ctx) == 19 * sizeof(kiln_abi_size) +
+                                                     2 * sizeof(kiln_abi_u32) +
+                                                     8 * sizeof(kiln_abi_ptr),
+                   "setup_ranges sets every field of struct kiln_wg_ctx");
     for (unsigned d = 0; d < 3; d++)
         b->local_size[d] = b->group_id[d] = 0;
     b->chunk_more = 0;

@@ -32,8 +32,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#define WRAP_MAX_PIECES   4
-#define WRAP_MAX_INCOMING KILN_CC_EXIT_MAX_INCOMING
+#define WRAP_MAX_PIECES 4
 
 /* Matches the work-item loop whose back edge ends `latch`: the rest of the shape above. */
 static bool match(LLVMContextRef ctx, LLVMBasicBlockRef latch, struct kiln_cc_counted_loop *w)
@@ -55,7 +54,7 @@ static bool match(LLVMContextRef ctx, LLVMBasicBlockRef latch, struct kiln_cc_co
     /* The exit's phis are rebuilt with the new edge: at most this many incoming each. */
     for (LLVMValueRef in = LLVMGetFirstInstruction(w->exit); in && LLVMIsAPHINode(in);
          in = LLVMGetNextInstruction(in))
-        if (LLVMCountIncoming(in) > WRAP_MAX_INCOMING)
+        if (LLVMCountIncoming(in) > KILN_CC_EXIT_MAX_INCOMING)
             return false;
     return true;
 }
