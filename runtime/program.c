@@ -216,6 +216,8 @@ static cl_int build(cl_program p, const char *options, bool compile,
     /* A compiled object or library from a binary is linked on its own. */
     const struct kiln_cc_program *input = p->from_binary ? p->built : NULL;
     pthread_mutex_unlock(&p->lock);
+    /* No kernel object is left to queue a variant, but one released may have queued some. */
+    kiln_rt_variant_jobs_cancel(p);
 
     struct kiln_cc_program *built = NULL;
     char *log = NULL;

@@ -50,8 +50,9 @@ struct kiln_rt_variant {
 };
 
 /*
- * The kernel description to launch k with for this range: a variant's when one is built (or
- * is built now, synchronously, on the launch that reaches the count), else k->cc. local is
+ * The kernel description to launch k with for this range: a variant's when one is built, else
+ * k->cc. The launch that reaches the count queues the variant's build and runs k->cc (or,
+ * under KILN_VARIANT_BUILD=sync, builds it and runs it). local is
  * the local size the launch uses (given or chosen). Valid while k's program lives. When it
  * is a variant, *used is the key it was built for. Takes k->lock for a moment (the image
  * arguments), so the caller must not hold it.
@@ -65,6 +66,11 @@ const struct kiln_cc_kernel *kiln_rt_variant_for(cl_kernel k, cl_uint dim, const
  * channel layout are constants in its code.
  */
 bool kiln_rt_variant_images_match(cl_kernel k, const struct kiln_rt_variant_key *key);
+/*
+ * Takes back the queued variant builds of p and waits for the one being built, if any: before
+ * p's executable, which their entries belong to, is replaced. Without p->lock.
+ */
+void kiln_rt_variant_jobs_cancel(cl_program p);
 /* Destroys the variants' programs of a table of `rows` kernels and frees it. */
 void kiln_rt_variants_free(struct kiln_rt_variant *table, unsigned rows);
 

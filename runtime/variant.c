@@ -11,12 +11,15 @@
  * Per program kernel (its index in the program's executable, shared by every cl_kernel made
  * from it) a table of KILN_RT_VARIANTS entries counts the launches of each key (local size,
  * offset is zero, image formats: struct kiln_rt_variant_key) whose groups are all full. On the
- * KILN_VARIANTS-th launch of a key (default 4) the launching thread builds the variant
- * synchronously: the compiler's build_variant() of the program's source and options with the
- * kernel and the key. The kernel cache keys entries on the variant as well, so each
- * variant is cached like a program and a later process loads it instead of compiling. The
- * variant's program lives as long as the program's executable: commands that use it hold
- * their kernel, which holds the program.
+ * KILN_VARIANTS-th launch of a key (default 4) the variant is queued for the background
+ * builder, a thread of its own that runs the compiler's build_variant() of the program's
+ * source and options with the kernel and the key; that launch and the ones after it run the
+ * generic function until the variant is READY, so no launch waits for the compiler
+ * (KILN_VARIANT_BUILD=sync builds it on the launching thread instead, which then runs it).
+ * The kernel cache keys entries on the variant as well, so each variant is cached like a
+ * program and a later process loads it instead of compiling. The variant's program lives as
+ * long as the program's executable: commands that use it hold their kernel, which holds the
+ * program.
  *
  * Only programs built from source have variants: a binary's or a linked program's
  * executable has no source to build one from. A variant that fails to build (the compiler
@@ -24,11 +27,13 @@
  * again; its launches keep the generic function. So is a pair a variant would add nothing to
  * (a required work-group size, all groups full, a non-zero offset), without a build.
  *
- * Locking: the table is under the program's lock, a leaf. The build runs without it: the
- * entry is BUILDING meanwhile, so no other thread builds the same variant, and the other
- * launches of that pair use the generic function until it is READY. Entries are never
- * moved while BUILDING, and the table is freed only with the executable, which cannot be
- * replaced while a kernel object (such as the launching thread's) exists. A READY or FAILED
+ * Locking: the table is under the program's lock, a leaf; the builder's lock is another leaf,
+ * never held with it. The build runs without either: the entry is BUILDING meanwhile, so no
+ * other thread builds the same variant, and the other launches of that pair use the generic
+ * function until it is READY. Entries are never moved while BUILDING, and the table is freed
+ * only with the executable, which is not replaced while a kernel object (such as the
+ * launching thread's) exists nor before the builder has given back the program's jobs
+ * (kiln_rt_variant_jobs_cancel), and not destroyed while a job holds it. A READY or FAILED
  * entry never changes again, so a launch of its pair finds it without the lock (settled()):
  * once a pair is settled its launches cost a scan of four entries, no lock.
  */
@@ -48,10 +53,14 @@
 
 /* 0 (variants off) or the launch count at which a variant is built: KILN_VARIANTS. */
 static unsigned threshold;
+/* KILN_VARIANT_BUILD=sync: the launch that reaches the count builds the variant and runs it. */
+static bool sync_builds;
 static pthread_once_t threshold_once = PTHREAD_ONCE_INIT;
 
 static void read_threshold(void)
 {
+    const char *how = getenv("KILN_VARIANT_BUILD");
+    sync_builds = how && strcmp(how, "sync") == 0;
     const char *env = getenv("KILN_VARIANTS");
     threshold = KILN_RT_VARIANT_LAUNCHES;
     if (!env || !*env)
@@ -148,13 +157,15 @@ static const struct kiln_cc_kernel *settled(cl_kernel k, const struct kiln_rt_va
 }
 
 /*
- * Builds the variant `v` of kernel k (v is BUILDING, p->lock not held) from the program's
- * source and `options`; on success v->built and v->cc are set. Returns whether it worked.
+ * Builds the variant `v` of kernel `gen` (the generic kernel `index` of p's executable; v is
+ * BUILDING, p->lock not held) from p's source and `options`; on success v->built and v->cc
+ * are set. Returns whether it worked. `how` ends the log line: how the build ran.
  */
-static bool build_variant(cl_kernel k, const char *options, struct kiln_rt_variant *v)
+static bool build_variant(cl_program p, const struct kiln_cc_kernel *gen, const char *options,
+                          struct kiln_rt_variant *v, const char *how)
 {
     const struct kiln_cc_interface *cc = NULL;
-    const char *name = k->cc->name;
+    const char *name = gen->name;
     if (kiln_rt_compiler(&cc) != CL_SUCCESS)
         return false;
     const struct kiln_rt_variant_key *key = &v->key;
@@ -174,24 +185,24 @@ static bool build_variant(cl_kernel k, const char *options, struct kiln_rt_varia
                              (unsigned)key->images[i].order, (unsigned)key->images[i].data_type);
     struct kiln_cc_program *built = NULL;
     char *log = NULL;
-    enum kiln_cc_status st = cc->build_variant(k->program->source, options, &want, &built, &log);
+    enum kiln_cc_status st = cc->build_variant(p->source, options, &want, &built, &log);
     const struct kiln_cc_kernel *info =
         st == KILN_CC_OK && cc->num_kernels(built) == 1 ? cc->kernel(built, 0) : NULL;
     /* The same source and options: only the work-group function and its scratch differ. */
-    if (info && (strcmp(info->name, name) != 0 || info->num_args != k->cc->num_args ||
-                 info->local_mem_static != k->cc->local_mem_static))
+    if (info && (strcmp(info->name, name) != 0 || info->num_args != gen->num_args ||
+                 info->local_mem_static != gen->local_mem_static))
         info = NULL;
     if (info) {
-        KILN_LOG(KILN_DBG_CC, "program %p: kernel %s: variant %zux%zux%zu%s%s %s",
-                 (void *)k->program, name, key->local[0], key->local[1], key->local[2],
+        KILN_LOG(KILN_DBG_CC, "program %p: kernel %s: variant %zux%zux%zu%s%s %s%s", (void *)p,
+                 name, key->local[0], key->local[1], key->local[2],
                  key->zero_offset ? " with a zero offset" : "", formats,
-                 cc->from_cache(built) ? "loaded from the kernel cache" : "built");
+                 cc->from_cache(built) ? "loaded from the kernel cache" : "built", how);
         v->built = built;
         v->cc = info;
     } else {
         const char *why = log && *log ? log : "the build gave no kernel";
-        KILN_LOG(KILN_DBG_CC, "program %p: kernel %s: no variant %zux%zux%zu%s%s: %.*s",
-                 (void *)k->program, name, key->local[0], key->local[1], key->local[2],
+        KILN_LOG(KILN_DBG_CC, "program %p: kernel %s: no variant %zux%zux%zu%s%s: %.*s", (void *)p,
+                 name, key->local[0], key->local[1], key->local[2],
                  key->zero_offset ? " with a zero offset" : "", formats, (int)strcspn(why, "\n"),
                  why);
         if (built)
@@ -199,6 +210,171 @@ static bool build_variant(cl_kernel k, const char *options, struct kiln_rt_varia
     }
     free(log);
     return info != NULL;
+}
+
+/* Publishes the outcome of v's build. Release: settled() reads built and cc after it sees
+ * the state. */
+static void build_settle(cl_program p, struct kiln_rt_variant *v, bool ok)
+{
+    pthread_mutex_lock(&p->lock);
+    atomic_store_explicit(&v->state, ok ? KILN_VARIANT_READY : KILN_VARIANT_FAILED,
+                          memory_order_release);
+    pthread_mutex_unlock(&p->lock);
+}
+
+/*
+ * The background builder: one thread, started by the first variant to build, builds the
+ * queued variants in order. A job holds its program (not a kernel: an application that has
+ * released every kernel may build the program again at once, and clBuildProgram first takes
+ * the program's jobs back, kiln_rt_variant_jobs_cancel). At exit the builder finishes every
+ * queued job before the process goes on (builder_stop): the compiler must not be torn down
+ * under a build, and each variant then reaches the kernel cache for the next run, so a
+ * process spends no more than it did when the launching thread built its variants itself.
+ */
+struct variant_job {
+    struct variant_job *next;
+    cl_program p;                     /* held */
+    const struct kiln_cc_kernel *gen; /* the generic kernel, in p's executable */
+    struct kiln_rt_variant *v;        /* BUILDING, in p's table */
+    char *options;
+};
+
+static struct {
+    pthread_mutex_t lock;
+    pthread_cond_t wake; /* a job queued, or the process exits */
+    pthread_cond_t done; /* a job finished: `running` changed */
+    struct variant_job *head, **tail;
+    cl_program running; /* the program of the job being built, else NULL */
+    bool started;       /* `thread` runs and is joined at exit */
+    bool stopping;      /* no job is queued any more */
+    bool hooked;        /* the exit and fork handlers are registered (a child inherits them) */
+    pthread_t thread;
+} builder = {
+    .lock = PTHREAD_MUTEX_INITIALIZER,
+    .wake = PTHREAD_COND_INITIALIZER,
+    .done = PTHREAD_COND_INITIALIZER,
+    .tail = &builder.head,
+};
+
+static void *builder_main(void *arg)
+{
+    (void)arg;
+    (void)pthread_setname_np(pthread_self(), "kiln-variants");
+    pthread_mutex_lock(&builder.lock);
+    for (;;) {
+        struct variant_job *job = builder.head;
+        if (!job) {
+            if (builder.stopping)
+                break;
+            pthread_cond_wait(&builder.wake, &builder.lock);
+            continue;
+        }
+        builder.head = job->next;
+        if (!builder.head)
+            builder.tail = &builder.head;
+        builder.running = job->p;
+        pthread_mutex_unlock(&builder.lock);
+
+        bool ok = build_variant(job->p, job->gen, job->options, job->v, " in the background");
+        build_settle(job->p, job->v, ok);
+        pthread_mutex_lock(&builder.lock);
+        builder.running = NULL;
+        pthread_cond_broadcast(&builder.done);
+        pthread_mutex_unlock(&builder.lock);
+        kiln_rt_obj_drop(&job->p->obj);
+        free(job->options);
+        free(job);
+        pthread_mutex_lock(&builder.lock);
+    }
+    pthread_mutex_unlock(&builder.lock);
+    return NULL;
+}
+
+static void builder_stop(void)
+{
+    pthread_mutex_lock(&builder.lock);
+    bool started = builder.started;
+    builder.started = false;
+    builder.stopping = true;
+    pthread_cond_signal(&builder.wake);
+    pthread_mutex_unlock(&builder.lock);
+    if (started)
+        pthread_join(builder.thread, NULL);
+}
+
+/* A child of fork() has no builder thread: its queued jobs are dropped (their entries stay
+ * BUILDING, so the child launches those keys with the generic function) and it starts a
+ * builder of its own when it needs one. */
+static void builder_forked(void)
+{
+    pthread_mutex_init(&builder.lock, NULL);
+    pthread_cond_init(&builder.wake, NULL);
+    pthread_cond_init(&builder.done, NULL);
+    builder.head = NULL;
+    builder.tail = &builder.head;
+    builder.running = NULL;
+    builder.started = false;
+}
+
+/* Queues the build of v (BUILDING; the caller owns `options`). Returns false, leaving the build
+ * to the caller, when the builder cannot take it. */
+static bool builder_queue(cl_program p, const struct kiln_cc_kernel *gen, struct kiln_rt_variant *v,
+                          char *options)
+{
+    struct variant_job *job = kiln_malloc(sizeof(*job));
+    if (!job)
+        return false;
+    *job = (struct variant_job){NULL, p, gen, v, options};
+    pthread_mutex_lock(&builder.lock);
+    /* The exit handler is registered after the compiler library is loaded (the program's own
+     * build loaded it), so it runs before the library's exit-time destructors. */
+    if (!builder.hooked && atexit(builder_stop) == 0 &&
+        pthread_atfork(NULL, NULL, builder_forked) == 0)
+        builder.hooked = true;
+    if (builder.hooked && !builder.started && !builder.stopping &&
+        pthread_create(&builder.thread, NULL, builder_main, NULL) == 0)
+        builder.started = true;
+    bool queued = builder.started && !builder.stopping;
+    if (queued) {
+        kiln_rt_obj_hold(&p->obj);
+        *builder.tail = job;
+        builder.tail = &job->next;
+        pthread_cond_signal(&builder.wake);
+    }
+    pthread_mutex_unlock(&builder.lock);
+    if (!queued)
+        free(job);
+    return queued;
+}
+
+void kiln_rt_variant_jobs_cancel(cl_program p)
+{
+    struct variant_job *taken = NULL;
+    pthread_mutex_lock(&builder.lock);
+    for (struct variant_job **at = &builder.head; *at;) {
+        struct variant_job *job = *at;
+        if (job->p != p) {
+            at = &job->next;
+            continue;
+        }
+        *at = job->next;
+        job->next = taken;
+        taken = job;
+    }
+    builder.tail = &builder.head;
+    while (*builder.tail)
+        builder.tail = &(*builder.tail)->next;
+    while (builder.running == p)
+        pthread_cond_wait(&builder.done, &builder.lock);
+    pthread_mutex_unlock(&builder.lock);
+    /* Their entries stay BUILDING: the table goes with the executable being replaced. */
+    while (taken) {
+        struct variant_job *next = taken->next;
+        kiln_rt_obj_drop(&taken->p->obj);
+        free(taken->options);
+        free(taken);
+        taken = next;
+    }
 }
 
 /*
@@ -250,9 +426,15 @@ const struct kiln_cc_kernel *kiln_rt_variant_for(cl_kernel k, cl_uint dim, const
         key.local[d] = local[d];
         key.zero_offset &= !offset || offset[d] == 0;
     }
-    pthread_mutex_lock(&k->lock);
-    read_formats(k, &key);
-    pthread_mutex_unlock(&k->lock);
+    /* Only a kernel with image arguments reads them, under the lock clSetKernelArg takes. */
+    bool images = false;
+    for (unsigned i = 0; i < k->cc->num_args && !images; i++)
+        images = k->cc->args[i].kind == KILN_CC_ARG_IMAGE;
+    if (images) {
+        pthread_mutex_lock(&k->lock);
+        read_formats(k, &key);
+        pthread_mutex_unlock(&k->lock);
+    }
     *used = key;
     const struct kiln_cc_kernel *known = settled(k, &key);
     if (known)
@@ -295,13 +477,11 @@ const struct kiln_cc_kernel *kiln_rt_variant_for(cl_kernel k, cl_uint dim, const
     pthread_mutex_unlock(&p->lock);
     if (!options)
         return use;
+    if (!sync_builds && builder_queue(p, k->cc, v, options))
+        return use; /* this launch runs the generic function */
 
-    bool ok = build_variant(k, options, v);
+    bool ok = build_variant(p, k->cc, options, v, "");
     free(options);
-    pthread_mutex_lock(&p->lock);
-    /* Release: settled() reads built and cc after it sees the state. */
-    atomic_store_explicit(&v->state, ok ? KILN_VARIANT_READY : KILN_VARIANT_FAILED,
-                          memory_order_release);
-    pthread_mutex_unlock(&p->lock);
+    build_settle(p, v, ok);
     return ok ? v->cc : k->cc;
 }

@@ -10,7 +10,8 @@
  * variable keeps one copy (its kernel gets no variant), and an application's -kiln- option
  * is refused. Four host threads, each with its own queue and kernel object, launch one kernel
  * of one program together past the fourth launch: one variant is built, and every launch,
- * generic or variant, gives the right result. tests/api/CMakeLists.txt checks the KILN_DEBUG=cc
+ * generic or variant, gives the right result. A program whose kernels are released while their
+ * variants are being built builds again at once. tests/api/CMakeLists.txt checks the KILN_DEBUG=cc
  * lines that say which variants were built, and runs this again with variants off, on fibers and
  * without threads.
  */
@@ -299,6 +300,37 @@ static void racing_threads(struct kt_env *env, cl_mem in, const int *host_in)
     KT_EXPECT(clReleaseProgram(p), CL_SUCCESS);
 }
 
+/*
+ * A program whose kernels were released while their variants wait to be built, or are being
+ * built, in the background builds again at once (no kernel object is attached), and the new
+ * executable's launches are right. The builder must give those jobs up first: they belong to
+ * the old executable's table (under AddressSanitizer a late write into it is caught).
+ */
+static void rebuild_while_building(struct kt_env *env, cl_mem out, cl_mem in, const int *host_in)
+{
+    static const struct config c = {1, {256, 1}, {16, 1}, {0, 0}};
+    cl_program p = kt_build(env, src, "-cl-std=CL2.0");
+    for (int round = 0; round < 2; round++) {
+        cl_kernel kernels[NUM_KERNELS][2];
+        for (int k = 0; k < NUM_KERNELS; k++)
+            for (int j = 0; j < 2; j++) {
+                cl_int err;
+                kernels[k][j] = clCreateKernel(p, names[k], &err);
+                KT_REQUIRE(err == CL_SUCCESS, "clCreateKernel(%s): %d", names[k], err);
+            }
+        /* Every kernel reaches the count: four variants queued one after another. */
+        for (int k = 0; k < NUM_KERNELS; k++)
+            run_config(env, kernels[k], (enum kernel)k, &c, false, out, in, host_in);
+        for (int k = 0; k < NUM_KERNELS; k++)
+            for (int j = 0; j < 2; j++)
+                KT_EXPECT(clReleaseKernel(kernels[k][j]), CL_SUCCESS);
+        KT_EXPECT(clBuildProgram(p, 1, &env->device, round ? "-cl-std=CL2.0" : "-cl-std=CL2.0 -DR",
+                                 NULL, NULL),
+                  CL_SUCCESS);
+    }
+    KT_EXPECT(clReleaseProgram(p), CL_SUCCESS);
+}
+
 /* -kiln- options are the runtime's own: an application's are refused. */
 static void private_options(struct kt_env *env)
 {
@@ -343,6 +375,7 @@ int main(void)
     run_program(&env, NULL, true, out, in, host_in);
     program_scope_variable(&env, out);
     private_options(&env);
+    rebuild_while_building(&env, out, in, host_in);
     racing_threads(&env, in, host_in);
 
     KT_EXPECT(clReleaseMemObject(in), CL_SUCCESS);

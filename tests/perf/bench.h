@@ -78,6 +78,7 @@ extern const struct bench_case bench_case_build_warm;
 extern const struct bench_case bench_case_device_enqueue;
 extern const struct bench_case bench_case_fanout;
 extern const struct bench_case bench_case_fanout_flat;
+extern const struct bench_case bench_case_first_launches;
 extern const struct bench_case bench_case_image_conv;
 extern const struct bench_case bench_case_image_resize;
 extern const struct bench_case bench_case_conv_buffer;

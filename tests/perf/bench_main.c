@@ -18,17 +18,17 @@
 
 /* Every case the harness knows; --case picks one by name. */
 static const struct bench_case *const cases[] = {
-    &bench_case_copy,         &bench_case_triad,        &bench_case_reduce,
-    &bench_case_wg_reduce,    &bench_case_local_reduce, &bench_case_sgemm,
-    &bench_case_launch,       &bench_case_burst,        &bench_case_copybuf,
-    &bench_case_fillbuf,      &bench_case_histogram,    &bench_case_transcendental,
-    &bench_case_nbody,        &bench_case_pipe4,        &bench_case_pipe64,
-    &bench_case_pipe4_item,   &bench_case_barrier_loop, &bench_case_async_copy,
-    &bench_case_build_cold,   &bench_case_build_warm,   &bench_case_device_enqueue,
-    &bench_case_fanout,       &bench_case_fanout_flat,  &bench_case_fma_float,
-    &bench_case_fma_half,     &bench_case_trans_half,   &bench_case_atomic_hist,
-    &bench_case_atomic_hist4, &bench_case_image_conv,   &bench_case_image_resize,
-    &bench_case_conv_buffer,
+    &bench_case_copy,         &bench_case_triad,          &bench_case_reduce,
+    &bench_case_wg_reduce,    &bench_case_local_reduce,   &bench_case_sgemm,
+    &bench_case_launch,       &bench_case_burst,          &bench_case_copybuf,
+    &bench_case_fillbuf,      &bench_case_histogram,      &bench_case_transcendental,
+    &bench_case_nbody,        &bench_case_pipe4,          &bench_case_pipe64,
+    &bench_case_pipe4_item,   &bench_case_barrier_loop,   &bench_case_async_copy,
+    &bench_case_build_cold,   &bench_case_build_warm,     &bench_case_device_enqueue,
+    &bench_case_fanout,       &bench_case_fanout_flat,    &bench_case_fma_float,
+    &bench_case_fma_half,     &bench_case_trans_half,     &bench_case_atomic_hist,
+    &bench_case_atomic_hist4, &bench_case_image_conv,     &bench_case_image_resize,
+    &bench_case_conv_buffer,  &bench_case_first_launches,
 };
 enum { NCASES = sizeof(cases) / sizeof(cases[0]) };
 
