@@ -19,7 +19,7 @@ enum { FIRST_LAUNCHES = 8, FIRST_ITEMS = 16384, FIRST_LOCAL = 64, FIRST_MAX_REPS
 /* %lx: a number this process drew, and %u the repetition, so that every build is a cold one. */
 static const char *source_fmt =
     "/* %lx */\n"
-    "__kernel void step(__global float *out, __global const float *in)\n"
+    "__kernel void rotate_tile(__global float *out, __global const float *in)\n"
     "{\n"
     "    __local float tile[64];\n"
     "    size_t l = get_local_id(0), i = get_global_id(0);\n"
@@ -85,7 +85,7 @@ static int first_run(void *state)
     snprintf(source, sizeof(source), source_fmt, s->salt, s->reps);
     cl_program program;
     cl_kernel kernel;
-    if (bench_cl_kernel_build(s->env, source, "step", &program, &kernel) != 0)
+    if (bench_cl_kernel_build(s->env, source, "rotate_tile", &program, &kernel) != 0)
         return -1;
     cl_int err = clSetKernelArg(kernel, 0, sizeof(cl_mem), &s->out);
     if (err == CL_SUCCESS)
