@@ -124,53 +124,58 @@ _Static_assert(HASH_ITERS % HASH_CHAINS == 0, "the C row hashes HASH_CHAINS iter
 #define CL_STEP(f, a, b, c, d, i, k, s)                                                            \
     "        STEP(" #f ", " #a ", " #b ", " #c ", " #d ", " #i ", " #k ", " #s ");\n"
 
-static const char *source =
-    "#ifndef VW\n"
-    "#define VW 16\n"
-    "#endif\n"
-    "#if VW == 4\n"
-    "typedef uint4 uv;\n"
-    "#define LANES (uv)(0, 1, 2, 3)\n"
-    "#elif VW == 8\n"
-    "typedef uint8 uv;\n"
-    "#define LANES (uv)(0, 1, 2, 3, 4, 5, 6, 7)\n"
-    "#elif VW == 16\n"
-    "typedef uint16 uv;\n"
-    "#define LANES (uv)(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15)\n"
-    "#else\n"
-    "#error VW must be 4, 8 or 16\n"
-    "#endif\n"
-    "#define F(x, y, z) ((z) ^ ((x) & ((y) ^ (z))))\n"
-    "#define G(x, y, z) ((y) ^ ((z) & ((x) ^ (y))))\n"
-    "#define H(x, y, z) ((x) ^ (y) ^ (z))\n"
-    "#define I(x, y, z) ((y) ^ ((x) | ~(z)))\n"
-    "#define STEP(f, a, b, c, d, i, k, s) a = b + rotate(a + f(b, c, d) + M##i + (k), (uv)(s))\n"
-    "\n"
-    "uint fold(uv x)\n"
-    "{\n"
-    "    uint r = 0;\n"
-    "    for (int l = 0; l < VW; l++)\n"
-    "        r ^= ((const uint *)&x)[l];\n"
-    "    return r;\n"
+/* The kernel around its steps. fold() reads the lanes through a pointer, which works for every
+ * VW (OpenCL C has no subscript on vectors). */
+#define HASH_SOURCE_HEAD                                                                           \
+    "#ifndef VW\n"                                                                                 \
+    "#define VW 16\n"                                                                              \
+    "#endif\n"                                                                                     \
+    "#if VW == 4\n"                                                                                \
+    "typedef uint4 uv;\n"                                                                          \
+    "#define LANES (uv)(0, 1, 2, 3)\n"                                                             \
+    "#elif VW == 8\n"                                                                              \
+    "typedef uint8 uv;\n"                                                                          \
+    "#define LANES (uv)(0, 1, 2, 3, 4, 5, 6, 7)\n"                                                 \
+    "#elif VW == 16\n"                                                                             \
+    "typedef uint16 uv;\n"                                                                         \
+    "#define LANES (uv)(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15)\n"                   \
+    "#else\n"                                                                                      \
+    "#error VW must be 4, 8 or 16\n"                                                               \
+    "#endif\n"                                                                                     \
+    "#define F(x, y, z) ((z) ^ ((x) & ((y) ^ (z))))\n"                                             \
+    "#define G(x, y, z) ((y) ^ ((z) & ((x) ^ (y))))\n"                                             \
+    "#define H(x, y, z) ((x) ^ (y) ^ (z))\n"                                                       \
+    "#define I(x, y, z) ((y) ^ ((x) | ~(z)))\n"                                                    \
+    "#define STEP(f, a, b, c, d, i, k, s) a = b + rotate(a + f(b, c, d) + M##i + (k), (uv)(s))\n"  \
+    "\n"                                                                                           \
+    "uint fold(uv x)\n"                                                                            \
+    "{\n"                                                                                          \
+    "    uint r = 0;\n"                                                                            \
+    "    for (int l = 0; l < VW; l++)\n"                                                           \
+    "        r ^= ((const uint *)&x)[l];\n"                                                        \
+    "    return r;\n"                                                                              \
+    "}\n"                                                                                          \
+    "\n"                                                                                           \
+    "__kernel void hash(__constant uint *msg, __global uint4 *out, uint iters)\n"                  \
+    "{\n"                                                                                          \
+    "    uint gid = (uint)get_global_id(0);\n"                                                     \
+    "    uv M0 = (uv)(gid * VW) + LANES;\n"                                                        \
+    "    uint M2 = msg[2], M3 = msg[3], M4 = msg[4], M5 = msg[5], M6 = msg[6], M7 = msg[7];\n"     \
+    "    uint M8 = msg[8], M9 = msg[9], M10 = msg[10], M11 = msg[11], M12 = msg[12];\n"            \
+    "    uint M13 = msg[13], M14 = msg[14], M15 = msg[15];\n"                                      \
+    "    uv xa = 0, xb = 0, xc = 0, xd = 0;\n"                                                     \
+    "    for (uint M1 = 0; M1 < iters; M1++) {\n"                                                  \
+    "        uv a = 0x67452301u, b = 0xefcdab89u, c = 0x98badcfeu, d = 0x10325476u;\n"
+#define HASH_SOURCE_TAIL                                                                           \
+    "        xa ^= a + 0x67452301u;\n"                                                             \
+    "        xb ^= b + 0xefcdab89u;\n"                                                             \
+    "        xc ^= c + 0x98badcfeu;\n"                                                             \
+    "        xd ^= d + 0x10325476u;\n"                                                             \
+    "    }\n"                                                                                      \
+    "    out[gid] = (uint4)(fold(xa), fold(xb), fold(xc), fold(xd));\n"                            \
     "}\n"
-    "\n"
-    "__kernel void hash(__constant uint *msg, __global uint4 *out, uint iters)\n"
-    "{\n"
-    "    uint gid = (uint)get_global_id(0);\n"
-    "    uv M0 = (uv)(gid * VW) + LANES;\n"
-    "    uint M2 = msg[2], M3 = msg[3], M4 = msg[4], M5 = msg[5], M6 = msg[6], M7 = msg[7];\n"
-    "    uint M8 = msg[8], M9 = msg[9], M10 = msg[10], M11 = msg[11], M12 = msg[12];\n"
-    "    uint M13 = msg[13], M14 = msg[14], M15 = msg[15];\n"
-    "    uv xa = 0, xb = 0, xc = 0, xd = 0;\n"
-    "    for (uint M1 = 0; M1 < iters; M1++) {\n"
-    "        uv a = 0x67452301u, b = 0xefcdab89u, c = 0x98badcfeu, d = 0x10325476u;\n" MD5_STEPS(
-        CL_STEP) "        xa ^= a + 0x67452301u;\n"
-                 "        xb ^= b + 0xefcdab89u;\n"
-                 "        xc ^= c + 0x98badcfeu;\n"
-                 "        xd ^= d + 0x10325476u;\n"
-                 "    }\n"
-                 "    out[gid] = (uint4)(fold(xa), fold(xb), fold(xc), fold(xd));\n"
-                 "}\n";
+
+static const char *source = HASH_SOURCE_HEAD MD5_STEPS(CL_STEP) HASH_SOURCE_TAIL;
 
 struct hash {
     const char *target;
