@@ -82,6 +82,8 @@ extern const struct bench_case bench_case_first_launches;
 extern const struct bench_case bench_case_image_conv;
 extern const struct bench_case bench_case_image_resize;
 extern const struct bench_case bench_case_conv_buffer;
+extern const struct bench_case bench_case_hash;
+extern const struct bench_case bench_case_hash4;
 
 /* case_build.c: the child process of build-cold and build-warm, which kiln-bench runs as
  * `kiln-bench --build-child PLATFORM_SUBSTRING build|verify` (not shown by --help). Returns the
