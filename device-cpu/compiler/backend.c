@@ -83,11 +83,16 @@ static void init_host(void)
      * (outer_vec.c): the VPlan-native path for outer loops that ask for it, and a
      * scalarizer that also splits loads and stores. Neither changes anything else:
      * only loops with an explicit vectorize hint on an outer loop take that path, and
-     * Kiln runs the scalarizer itself. They are process-wide, so set once, here.
+     * Kiln runs the scalarizer itself. The third is the instruction scheduler that runs
+     * before register allocation: the ILP list scheduler interleaves independent chains
+     * of operations, which a jammed work-item loop is made of (kiln_cc_jam_wide_loops); the
+     * default one leaves them one after the other, each waiting on its own latencies
+     * (docs/compiler.md, "Work-item loops of wide vectors"). They are process-wide, so
+     * set once, here.
      */
     static const char *const llvm_args[] = {"kiln", "-enable-vplan-native-path",
-                                            "-scalarize-load-store"};
-    LLVMParseCommandLineOptions(3, llvm_args, NULL);
+                                            "-scalarize-load-store", "-pre-RA-sched=list-ilp"};
+    LLVMParseCommandLineOptions(4, llvm_args, NULL);
 }
 
 /* Initialises LLVM's native target once; returns NULL if that failed. */

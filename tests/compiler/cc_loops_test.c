@@ -569,6 +569,107 @@ static int test_outer_consecutive(void)
 }
 
 /*
+ * Work-item loops of wide vectors (outer_vec.c, kiln_cc_jam_wide_loops): a work-item looping
+ * over uint16 values, a whole AVX-512 register or more each, is not widened across
+ * work-items but unrolled and jammed, so several work-items' loops run as one with their
+ * values side by side (more vector phis of 16 uints than the two the source carries). Against
+ * a host reference for groups of 16, 13 and 45 (jammed groups and the remainder), and for the
+ * same loop with a trip count that differs per work-item, which LLVM may not jam.
+ */
+static uint32_t rotl32(uint32_t x, unsigned s)
+{
+    return (x << s) | (x >> (32 - s));
+}
+
+/* The most lines holding `what` in one basic block of the function text fn (a block starts
+ * at its label: a line whose first word, not indented, ends in a colon). */
+static size_t most_in_a_block(const char *fn, const char *what)
+{
+    size_t most = 0, here = 0;
+    for (const char *line = fn; *line;) {
+        const char *end = strchr(line, '\n');
+        size_t len = end ? (size_t)(end - line) : strlen(line);
+        const char *colon = memchr(line, ':', len);
+        if (len && line[0] != ' ' && colon && !memchr(line, ' ', (size_t)(colon - line)))
+            here = 0;
+        const char *hit = strstr(line, what);
+        if (hit && hit < line + len && ++here > most)
+            most = here;
+        line += len + (end != NULL);
+    }
+    return most;
+}
+
+static int test_outer_jam(void)
+{
+    static const char src[] =
+        "kernel void mix(global uint16 *out, uint seed, int n, int vary)\n"
+        "{\n"
+        "    size_t i = get_global_id(0);\n"
+        "    uint16 a = (uint16)((uint)i * seed) +\n"
+        "               (uint16)(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);\n"
+        "    uint16 b = a ^ (uint16)(0x9e3779b9u);\n"
+        "    int m = vary ? n + (int)(i % 3) : n;\n"
+        "    for (int k = 0; k < m; k++) {\n"
+        "        a = rotate(a + b, (uint16)(7)) ^ (uint16)((uint)k);\n"
+        "        b = rotate(b ^ a, (uint16)(13)) + a;\n"
+        "    }\n"
+        "    out[i] = a ^ b;\n"
+        "}\n";
+    enum { N = 45, STEPS = 37 };
+    static _Alignas(64) uint32_t out[N * 16];
+    struct kiln_cc_program *p = NULL;
+    char *log = NULL;
+    char *ir = ct_build_dumped_ir(src, NULL, "optimized", &p, &log);
+    CHECK(ir && p);
+    if (log && log[0])
+        fprintf(stderr, "log: %s\n", log);
+    CHECK(log && log[0] == '\0');
+    free(log);
+    char *fn = ct_wg_function(ir, "mix");
+    CHECK(fn);
+    size_t phis = most_in_a_block(fn, "phi <16 x i32>");
+    size_t gathers = ct_count_of(fn, "@llvm.masked.gather");
+    printf("kiln.wg.mix: up to %zu vector phis of 16 uints in a block, %zu gathers\n", phis,
+           gathers);
+    CHECK(phis >= 2 * 4); /* jammed: the a and b of four work-items in one loop */
+    CHECK(gathers == 0);
+    free(fn);
+    free(ir);
+
+    const struct kiln_cc_kernel *k = ct_find_kernel(p, "mix");
+    CHECK(k);
+    uint32_t *po = out, seed = 2654435761u;
+    int n = STEPS;
+    static const size_t locals[] = {16, 13, 45};
+    for (int vary = 0; vary < 2; vary++) {
+        void *args[] = {&po, &seed, &n, &vary};
+        for (size_t l = 0; l < 3; l++) {
+            memset(out, 0xff, sizeof(out));
+            size_t off = 0, gs = N, ls = locals[l];
+            ct_run_ndrange(k, args, 1, &off, &gs, &ls, NULL);
+            for (int i = 0; i < N; i++) {
+                int m = vary ? STEPS + i % 3 : STEPS;
+                for (unsigned lane = 0; lane < 16; lane++) {
+                    uint32_t a = (uint32_t)i * seed + lane, b = a ^ 0x9e3779b9u;
+                    for (int s = 0; s < m; s++) {
+                        a = rotl32(a + b, 7) ^ (uint32_t)s;
+                        b = rotl32(b ^ a, 13) + a;
+                    }
+                    if (out[i * 16 + lane] != (a ^ b)) {
+                        fprintf(stderr, "mix (vary %d, local %zu): out[%d].s%u = %#x, want %#x\n",
+                                vary, ls, i, lane, out[i * 16 + lane], a ^ b);
+                        return 1;
+                    }
+                }
+            }
+        }
+    }
+    ct_cc->destroy(p);
+    return 0;
+}
+
+/*
  * A work-item loop whose reads clamp their index and whose write is range-checked
  * (clamp_split.c): the interior runs in a copy without the clamps and the check, with vector
  * loads of the float4 elements widened across work-items (outer_vec.c) and no gathers. Against
@@ -720,5 +821,6 @@ const struct ct_test ct_tests[] = {
     {"wrap_split", test_wrap_split},
     {"outer_consecutive", test_outer_consecutive},
     {"clamp_split", test_clamp_split},
+    {"outer_jam", test_outer_jam},
 };
 const size_t ct_num_tests = sizeof(ct_tests) / sizeof(ct_tests[0]);

@@ -49,6 +49,17 @@ enum kiln_cc_status kiln_cc_combine_atomics(struct kiln_cc_build *b, LLVMValueRe
 enum kiln_cc_status kiln_cc_outer_vec_choose(struct kiln_cc_build *b, LLVMValueRef *fns,
                                              bool *chosen, unsigned nfns, unsigned *nchosen);
 /*
+ * outer_vec.c, before kiln_cc_outer_vec_choose: a work-item loop that contains a loop and
+ * computes in vectors of a whole register or more (uint16 hashing on AVX-512) is not widened
+ * across work-items (each value would take that many registers); it is unrolled and jammed
+ * instead, up to KILN_CC_JAM_MAX work-items' inner loops run as one, so that their
+ * independent chains of operations fill the machine while their carried values stay in
+ * registers. chosen[f] says whether fns[f] had one, *njammed how many functions did.
+ */
+#define KILN_CC_JAM_MAX 4
+enum kiln_cc_status kiln_cc_jam_wide_loops(struct kiln_cc_build *b, LLVMValueRef *fns, bool *chosen,
+                                           unsigned nfns, unsigned *njammed);
+/*
  * outer_vec.c, after the vectoriser: drops the hints from the loops it left alone, and
  * turns the uniform gathers of the chosen functions into loads.
  */

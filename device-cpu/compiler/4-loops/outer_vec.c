@@ -684,6 +684,33 @@ static bool half_only(const struct wi_loop *l, LLVMValueRef fn)
     return half;
 }
 
+/* Bits of a vector type. */
+static unsigned vector_bits(LLVMTypeRef t)
+{
+    LLVMTypeRef e = LLVMGetElementType(t);
+    unsigned bits = LLVMGetTypeKind(e) == LLVMIntegerTypeKind ? LLVMGetIntTypeWidth(e)
+                    : LLVMGetTypeKind(e) == LLVMHalfTypeKind  ? 16
+                    : LLVMGetTypeKind(e) == LLVMFloatTypeKind ? 32
+                                                              : 64;
+    return LLVMGetVectorSize(t) * bits;
+}
+
+/* The widest vector value of loop l in bits, 0 when it has none. */
+static unsigned widest_vector(const struct wi_loop *l, LLVMValueRef fn)
+{
+    unsigned widest = 0;
+    for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(fn); bb; bb = LLVMGetNextBasicBlock(bb)) {
+        if (!kiln_cc_ptr_map_has(&l->blocks, bb))
+            continue;
+        for (LLVMValueRef in = LLVMGetFirstInstruction(bb); in; in = LLVMGetNextInstruction(in)) {
+            LLVMTypeRef t = LLVMTypeOf(in);
+            if (LLVMGetTypeKind(t) == LLVMVectorTypeKind && vector_bits(t) > widest)
+                widest = vector_bits(t);
+        }
+    }
+    return widest;
+}
+
 /*
  * Whether loop l holds vector values and none wider than `max_bits`: float4 code in a
  * loop of its own, which the vectoriser leaves alone (it widens scalars only) and which
@@ -693,25 +720,8 @@ static bool half_only(const struct wi_loop *l, LLVMValueRef fn)
  */
 static bool narrow_vectors(const struct wi_loop *l, LLVMValueRef fn, unsigned max_bits)
 {
-    bool any = false;
-    for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(fn); bb; bb = LLVMGetNextBasicBlock(bb)) {
-        if (!kiln_cc_ptr_map_has(&l->blocks, bb))
-            continue;
-        for (LLVMValueRef in = LLVMGetFirstInstruction(bb); in; in = LLVMGetNextInstruction(in)) {
-            LLVMTypeRef t = LLVMTypeOf(in);
-            if (LLVMGetTypeKind(t) != LLVMVectorTypeKind)
-                continue;
-            LLVMTypeRef e = LLVMGetElementType(t);
-            unsigned bits = LLVMGetTypeKind(e) == LLVMIntegerTypeKind ? LLVMGetIntTypeWidth(e)
-                            : LLVMGetTypeKind(e) == LLVMHalfTypeKind  ? 16
-                            : LLVMGetTypeKind(e) == LLVMFloatTypeKind ? 32
-                                                                      : 64;
-            if (LLVMGetVectorSize(t) * bits > max_bits)
-                return false;
-            any = true;
-        }
-    }
-    return any;
+    unsigned widest = widest_vector(l, fn);
+    return widest > 0 && widest <= max_bits;
 }
 
 /* The loop's counter: the header phi that the latch steps by one. */
@@ -855,8 +865,10 @@ enum kiln_cc_status kiln_cc_outer_vec_choose(struct kiln_cc_build *b, LLVMValueR
             LLVMValueRef id = LLVMGetMetadata(loops[i].latch_br, loop_kind);
             if (kiln_cc_loop_entry(id, "llvm.loop.vectorize.enable"))
                 continue; /* someone decided already (clamp_split.c) */
-            if ((loops[i].nested || (narrow_vectors(&loops[i], fns[f], lanes * 32 / 2) &&
-                                     affine_accesses(&loops[i], fns[f]))) &&
+            /* A loop of wide vectors is jammed instead (kiln_cc_jam_wide_loops). */
+            if ((loops[i].nested ? widest_vector(&loops[i], fns[f]) <= lanes * 32 / 2
+                                 : (narrow_vectors(&loops[i], fns[f], lanes * 32 / 2) &&
+                                    affine_accesses(&loops[i], fns[f]))) &&
                 widenable_body(b->ctx, &loops[i], fns[f], true)) {
                 oom = !kiln_cc_ptr_map_add(&picked, loops[i].latch_br);
                 chosen[f] = true;
@@ -984,4 +996,87 @@ enum kiln_cc_status kiln_cc_outer_vec_finish(struct kiln_cc_build *b, LLVMValueR
             return KILN_CC_OUT_OF_MEMORY;
     }
     return KILN_CC_OK;
+}
+
+/*
+ * Registers of `reg_bits` that the vector phis of loop l's inner loops fill: the values each
+ * work-item carries around its own loop (a hash's state and accumulators).
+ */
+static unsigned carried_registers(const struct wi_loop *l, LLVMValueRef fn, unsigned reg_bits)
+{
+    unsigned regs = 0;
+    for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(fn); bb; bb = LLVMGetNextBasicBlock(bb)) {
+        if (bb == l->header || !kiln_cc_ptr_map_has(&l->blocks, bb))
+            continue;
+        for (LLVMValueRef in = LLVMGetFirstInstruction(bb); in && LLVMIsAPHINode(in);
+             in = LLVMGetNextInstruction(in)) {
+            LLVMTypeRef t = LLVMTypeOf(in);
+            if (LLVMGetTypeKind(t) == LLVMVectorTypeKind)
+                regs += (vector_bits(t) + reg_bits - 1) / reg_bits;
+        }
+    }
+    return regs;
+}
+
+enum kiln_cc_status kiln_cc_jam_wide_loops(struct kiln_cc_build *b, LLVMValueRef *fns, bool *chosen,
+                                           unsigned nfns, unsigned *njammed)
+{
+    unsigned lanes = host_lanes(b->host), reg_bits = lanes * 32;
+    /* x86-64's vector registers: 32 with AVX-512, 16 without. The carried values of the
+     * jammed work-items may fill them; what else the loop keeps (the hash's message words,
+     * invariant in the loop) is reloaded from the stack as the operand of the instruction
+     * that uses it, which costs a load and no instruction. */
+    unsigned budget = b->host->avx512 ? 32 : 16;
+    unsigned loop_kind = LLVMGetMDKindIDInContext(b->ctx, "llvm.loop", 9);
+    LLVMTypeRef i1 = LLVMInt1TypeInContext(b->ctx);
+    LLVMTypeRef i32 = LLVMInt32TypeInContext(b->ctx);
+    enum kiln_cc_status status = KILN_CC_OK;
+
+    *njammed = 0;
+    for (unsigned f = 0; f < nfns && status == KILN_CC_OK; f++) {
+        unsigned n;
+        bool oom;
+        struct wi_loop *loops = find_loops(b->ctx, fns[f], &n, &oom);
+        chosen[f] = false;
+        for (unsigned i = 0; i < n && !oom; i++) {
+            LLVMValueRef id = LLVMGetMetadata(loops[i].latch_br, loop_kind);
+            if (!loops[i].nested || kiln_cc_loop_entry(id, "llvm.loop.vectorize.enable") ||
+                widest_vector(&loops[i], fns[f]) < reg_bits)
+                continue;
+            unsigned regs = carried_registers(&loops[i], fns[f], reg_bits);
+            unsigned count = regs ? budget / regs : 0;
+            if (count > KILN_CC_JAM_MAX)
+                count = KILN_CC_JAM_MAX;
+            if (count < 2)
+                continue;
+            LLVMMetadataRef hints[2] = {
+                md_pair(b->ctx, "llvm.loop.unroll_and_jam.enable", LLVMConstInt(i1, 1, 0)),
+                md_pair(b->ctx, "llvm.loop.unroll_and_jam.count", LLVMConstInt(i32, count, 0)),
+            };
+            oom = !kiln_cc_loop_id_replace(b->ctx, loops[i].latch_br, NULL, 0, hints, 2);
+            chosen[f] = true;
+        }
+        *njammed += chosen[f];
+        loops_free(loops, n);
+        if (oom)
+            status = KILN_CC_OUT_OF_MEMORY;
+    }
+    if (status != KILN_CC_OK || *njammed == 0)
+        return status;
+    status = kiln_cc_run_on(b, fns, chosen, nfns, "function(loop(loop-unroll-and-jam))");
+    /* A loop LLVM would not jam (an inner trip count that differs between work-items) loses
+     * the hint again, so that no "loop not unroll-and-jammed" warning reaches the build log. */
+    static const char *const drop[] = {"llvm.loop.unroll_and_jam.enable",
+                                       "llvm.loop.unroll_and_jam.count"};
+    for (unsigned f = 0; f < nfns && status == KILN_CC_OK; f++) {
+        for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(fns[f]); chosen[f] && bb;
+             bb = LLVMGetNextBasicBlock(bb)) {
+            LLVMValueRef br = LLVMGetBasicBlockTerminator(bb);
+            LLVMValueRef id = br ? LLVMGetMetadata(br, loop_kind) : NULL;
+            if (id && kiln_cc_loop_entry(id, "llvm.loop.unroll_and_jam.enable") &&
+                !kiln_cc_loop_id_replace(b->ctx, br, drop, 2, NULL, 0))
+                status = KILN_CC_OUT_OF_MEMORY;
+        }
+    }
+    return status;
 }

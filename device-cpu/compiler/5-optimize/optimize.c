@@ -92,6 +92,9 @@ static enum kiln_cc_status optimize_o3(struct kiln_cc_build *b)
     /* Before the vectoriser: the loops it rewrites hold atomics, which it leaves alone. */
     if (status == KILN_CC_OK)
         status = kiln_cc_combine_atomics(b, fns, nfns, &ncombined);
+    unsigned njammed = 0;
+    if (status == KILN_CC_OK)
+        status = kiln_cc_jam_wide_loops(b, fns, chosen, nfns, &njammed);
     if (status == KILN_CC_OK)
         status = kiln_cc_outer_vec_choose(b, fns, chosen, nfns, &nchosen);
     if (status == KILN_CC_OK)
