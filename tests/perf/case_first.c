@@ -16,16 +16,16 @@
 
 enum { FIRST_LAUNCHES = 8, FIRST_ITEMS = 16384, FIRST_LOCAL = 64, FIRST_MAX_REPS = 1024 };
 
-/* %lx: a number this process drew, and %u the repetition, so that every build is a cold one. */
+/* %lx: a number this process drew, and %u the repetition, so that every build is a cold one. Both
+ * are in the code, not in a comment: a driver may key its cache on the preprocessed source. */
 static const char *source_fmt =
-    "/* %lx */\n"
     "__kernel void rotate_tile(__global float *out, __global const float *in)\n"
     "{\n"
     "    __local float tile[64];\n"
     "    size_t l = get_local_id(0), i = get_global_id(0);\n"
     "    tile[l] = in[i];\n"
     "    barrier(CLK_LOCAL_MEM_FENCE);\n"
-    "    out[i] = tile[(l + 1) %% get_local_size(0)] * 2.0f + (float)%uu;\n"
+    "    out[i] = tile[(l + 1) %% get_local_size(0)] * 2.0f + (float)((0x%lxu & 0u) + %uu);\n"
     "}\n";
 
 struct first {
