@@ -50,6 +50,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 /* 0 (variants off) or the launch count at which a variant is built: KILN_VARIANTS. */
 static unsigned threshold;
@@ -260,6 +263,9 @@ static void *builder_main(void *arg)
 {
     (void)arg;
     (void)pthread_setname_np(pthread_self(), "kiln-variants");
+    /* The lowest priority: a variant is worth building with time the workers leave, not
+     * with theirs (Linux gives each thread its own nice value). */
+    (void)setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), 19);
     pthread_mutex_lock(&builder.lock);
     for (;;) {
         struct variant_job *job = builder.head;
