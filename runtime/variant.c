@@ -35,7 +35,8 @@
  * launching thread's) exists nor before the builder has given back the program's jobs
  * (kiln_rt_variant_jobs_cancel), and not destroyed while a job holds it. A READY or FAILED
  * entry never changes again, so a launch of its pair finds it without the lock (settled()):
- * once a pair is settled its launches cost a scan of four entries, no lock.
+ * once a pair is settled its launches cost a scan of four entries, no lock, or two
+ * comparisons when the kernel object's last launch settled on the same entry (last_variant).
  */
 #include "rt_variant.h"
 #include "rt_debug.h"
@@ -141,7 +142,9 @@ static struct kiln_rt_variant *entry_for(struct kiln_rt_variant *row,
 
 /*
  * Without the lock: the kernel to launch when the pair's entry is settled (READY: its
- * variant; FAILED: the generic kernel), else NULL.
+ * variant; FAILED: the generic kernel), else NULL. A settled entry of a key without image
+ * formats becomes k's last_variant, which the next launch of the same key finds first: it
+ * never changes again and lives as long as the executable, which k keeps.
  */
 static const struct kiln_cc_kernel *settled(cl_kernel k, const struct kiln_rt_variant_key *key)
 {
@@ -153,8 +156,11 @@ static const struct kiln_cc_kernel *settled(cl_kernel k, const struct kiln_rt_va
     for (unsigned i = 0; i < KILN_RT_VARIANTS; i++) {
         int state = atomic_load_explicit(&row[i].state, memory_order_acquire);
         if ((state == KILN_VARIANT_READY || state == KILN_VARIANT_FAILED) &&
-            same_key(&row[i].key, key))
+            same_key(&row[i].key, key)) {
+            if (key->num_images == 0)
+                atomic_store_explicit(&k->last_variant, &row[i], memory_order_release);
             return state == KILN_VARIANT_READY ? row[i].cc : k->cc;
+        }
     }
     return NULL;
 }
@@ -425,23 +431,34 @@ const struct kiln_cc_kernel *kiln_rt_variant_for(cl_kernel k, cl_uint dim, const
      * the compiler's back end for nothing. */
     if (threshold == 0 || !p->source || p->from_binary || k->cc->enqueues)
         return k->cc;
-    struct kiln_rt_variant_key key = {{1, 1, 1}, true, 0, {{0}}};
+    size_t sizes[3] = {1, 1, 1};
+    bool zero_offset = true;
     for (cl_uint d = 0; d < dim; d++) {
         if (global[d] % local[d] != 0)
             return k->cc; /* a partial group: the generic function */
-        key.local[d] = local[d];
-        key.zero_offset &= !offset || offset[d] == 0;
+        sizes[d] = local[d];
+        zero_offset &= !offset || offset[d] == 0;
     }
     /* Only a kernel with image arguments reads them, under the lock clSetKernelArg takes. */
     bool images = false;
     for (unsigned i = 0; i < k->cc->num_args && !images; i++)
         images = k->cc->args[i].kind == KILN_CC_ARG_IMAGE;
+    /* The common case costs two comparisons: the kernel object's last launch of this size
+     * settled already (see settled()). */
+    const struct kiln_rt_variant *last =
+        images ? NULL : atomic_load_explicit(&k->last_variant, memory_order_acquire);
+    if (last && last->key.zero_offset == zero_offset &&
+        memcmp(last->key.local, sizes, sizeof(sizes)) == 0)
+        return atomic_load_explicit(&last->state, memory_order_relaxed) == KILN_VARIANT_READY
+                   ? last->cc
+                   : k->cc;
+    struct kiln_rt_variant_key key = {{sizes[0], sizes[1], sizes[2]}, zero_offset, 0, {{0}}};
     if (images) {
         pthread_mutex_lock(&k->lock);
         read_formats(k, &key);
         pthread_mutex_unlock(&k->lock);
+        *used = key;
     }
-    *used = key;
     const struct kiln_cc_kernel *known = settled(k, &key);
     if (known)
         return known;
