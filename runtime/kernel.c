@@ -61,6 +61,8 @@ static cl_int kernel_create(cl_program p, const struct kiln_cc_kernel *info, uns
     k->cc = info;
     k->index = index;
     k->args = args;
+    for (unsigned i = 0; i < info->num_args; i++)
+        k->num_image_args += info->args[i].kind == KILN_CC_ARG_IMAGE;
     *out = k;
     return CL_SUCCESS;
 }

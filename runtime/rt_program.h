@@ -66,6 +66,7 @@ struct _cl_kernel {
     unsigned index;       /* cc is kernel `index` of the program's executable */
     pthread_mutex_t lock; /* guards args against concurrent clSetKernelArg */
     struct kiln_rt_arg *args;
+    unsigned num_image_args; /* arguments of kind KILN_CC_ARG_IMAGE, counted at creation */
     /* The settled local-size variant entry of the last launch without image formats
      * (variant.c), or NULL: the next launch of the same key takes it without a scan. */
     _Atomic(const struct kiln_rt_variant *) last_variant;

@@ -396,11 +396,9 @@ void kiln_rt_variant_jobs_cancel(cl_program p)
  */
 static void read_formats(cl_kernel k, struct kiln_rt_variant_key *key)
 {
-    unsigned n = 0;
+    unsigned n = k->num_image_args;
     key->num_images = 0;
     memset(key->images, 0, sizeof(key->images));
-    for (unsigned i = 0; i < k->cc->num_args; i++)
-        n += k->cc->args[i].kind == KILN_CC_ARG_IMAGE;
     if (n == 0 || n > KILN_CC_VARIANT_IMAGES)
         return;
     for (unsigned i = 0; i < k->cc->num_args; i++) {
@@ -440,9 +438,7 @@ const struct kiln_cc_kernel *kiln_rt_variant_for(cl_kernel k, cl_uint dim, const
         zero_offset &= !offset || offset[d] == 0;
     }
     /* Only a kernel with image arguments reads them, under the lock clSetKernelArg takes. */
-    bool images = false;
-    for (unsigned i = 0; i < k->cc->num_args && !images; i++)
-        images = k->cc->args[i].kind == KILN_CC_ARG_IMAGE;
+    bool images = k->num_image_args > 0;
     /* The common case costs two comparisons: the kernel object's last launch of this size
      * settled already (see settled()). */
     const struct kiln_rt_variant *last =

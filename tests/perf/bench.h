@@ -102,6 +102,13 @@ unsigned bench_pool_size(const struct bench_pool *pool);
 /* Stops and joins every worker; aborts if a join fails. */
 void bench_pool_destroy(struct bench_pool *pool);
 
+/* bench_main.c: timing helpers shared by the harness and the cases. */
+
+/* CLOCK_MONOTONIC in seconds. */
+double bench_now(void);
+/* The median of v[0..n), n > 0; sorts v. */
+double bench_median(double *v, size_t n);
+
 /* bench_cl.c: OpenCL helpers shared by the harness and the cases. */
 
 /* The first platform whose name contains substring, or NULL. */

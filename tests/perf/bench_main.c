@@ -164,7 +164,7 @@ static int selected(const struct options *o, const struct bench_case *c)
     return 0;
 }
 
-static double now(void)
+double bench_now(void)
 {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
@@ -175,6 +175,12 @@ static int cmp_double(const void *a, const void *b)
 {
     double x = *(const double *)a, y = *(const double *)b;
     return (x > y) - (x < y);
+}
+
+double bench_median(double *v, size_t n)
+{
+    qsort(v, n, sizeof(double), cmp_double);
+    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
 /* Runs one case on one target: setup, one warm-up, `reps` timed repetitions, check, teardown. */
@@ -194,18 +200,17 @@ static void measure(const struct bench_case *c, const struct bench_ops *ops,
     if (ops->run(state) != 0)
         goto out_teardown;
     for (unsigned r = 0; r < reps; r++) {
-        double start = now();
+        double start = bench_now();
         if (ops->run(state) != 0)
             goto out_teardown;
-        times[r] = now() - start;
+        times[r] = bench_now() - start;
     }
     if (ops->check(state) != 0) {
         row->status = ROW_WRONG;
         goto out_teardown;
     }
-    qsort(times, reps, sizeof(double), cmp_double);
+    row->median_s = bench_median(times, reps);
     row->min_s = times[0];
-    row->median_s = reps % 2 ? times[reps / 2] : 0.5 * (times[reps / 2 - 1] + times[reps / 2]);
     row->rate = c->rate(env, row->median_s);
     row->status = ROW_OK;
 

@@ -78,13 +78,6 @@ static const float ALPHA = 2.0f;
 /* The child's exit statuses. */
 enum { CHILD_OK = 0, CHILD_WRONG = 1, CHILD_FAILED = 2 };
 
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
 /* ---- the child process ---- */
 
 static float verify_a(size_t i)
@@ -246,14 +239,14 @@ int bench_build_child(const char *platform_substring, const char *mode)
     }
 
     int status = CHILD_FAILED;
-    double start = now();
+    double start = bench_now();
     cl_program program = clCreateProgramWithSource(ctx, 1, &source, NULL, &err);
     if (err != CL_SUCCESS) {
         bench_cl_fail(who, "clCreateProgramWithSource", err);
         goto out_release_context;
     }
     err = clBuildProgram(program, 1, &device, "", NULL, NULL);
-    double seconds = now() - start;
+    double seconds = bench_now() - start;
     if (err != CL_SUCCESS) {
         bench_cl_fail(who, "clBuildProgram", err);
         goto out_release_program;
@@ -547,12 +540,6 @@ static int build_run(void *state)
     return child_build(s);
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
 static int build_check(void *state)
 {
     struct build *s = state;
@@ -582,8 +569,7 @@ static int build_check(void *state)
     if (s->child_count > 1) {
         size_t n = s->child_count - 1;
         double *t = s->child_s + 1;
-        qsort(t, n, sizeof(double), cmp_double);
-        double median = n % 2 ? t[n / 2] : 0.5 * (t[n / 2 - 1] + t[n / 2]);
+        double median = bench_median(t, n);
         printf("%s: %s: clCreateProgramWithSource + clBuildProgram alone, inside the child: "
                "median %.3f ms\n",
                s->target, s->name, median * 1e3);

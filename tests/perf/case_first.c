@@ -37,13 +37,6 @@ struct first {
     float host_in[FIRST_ITEMS], got[FIRST_ITEMS];
 };
 
-static double now(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
-}
-
 static void first_teardown(void *state)
 {
     struct first *s = state;
@@ -93,12 +86,12 @@ static int first_run(void *state)
     size_t global = FIRST_ITEMS, local = FIRST_LOCAL;
     double slowest = 0, fourth = 0;
     for (int l = 0; l < FIRST_LAUNCHES && err == CL_SUCCESS; l++) {
-        double t0 = now();
+        double t0 = bench_now();
         err =
             clEnqueueNDRangeKernel(s->env->queue, kernel, 1, NULL, &global, &local, 0, NULL, NULL);
         if (err == CL_SUCCESS)
             err = clFinish(s->env->queue);
-        double t = now() - t0;
+        double t = bench_now() - t0;
         slowest = t > slowest ? t : slowest;
         if (l == 3)
             fourth = t;
@@ -116,18 +109,6 @@ static int first_run(void *state)
     }
     s->reps++;
     return 0;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-static double median(double *v, unsigned n)
-{
-    qsort(v, n, sizeof(*v), cmp_double);
-    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
 static int first_check(void *state)
@@ -149,7 +130,8 @@ static int first_check(void *state)
     memcpy(fourth, s->fourth, n * sizeof(double));
     printf("  %s first-launches: slowest of %d launches %.3f ms, fourth launch %.3f ms "
            "(medians of %u repetitions)\n",
-           s->env->target, FIRST_LAUNCHES, median(slowest, n) * 1e3, median(fourth, n) * 1e3, n);
+           s->env->target, FIRST_LAUNCHES, bench_median(slowest, n) * 1e3,
+           bench_median(fourth, n) * 1e3, n);
     return 0;
 }
 

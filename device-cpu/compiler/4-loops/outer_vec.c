@@ -973,26 +973,34 @@ static bool keep_remainder_small(LLVMContextRef ctx, LLVMValueRef fn)
  * After the vectoriser: drops the hints from the loops it left alone, and turns the
  * uniform gathers of the functions it worked on into loads.
  */
+/*
+ * Removes the two hints `drop` from every loop of fn that still carries drop[0] and not `done`
+ * (NULL: no such mark): the loops this stage asked LLVM to transform and LLVM left alone, so
+ * that no missed-transformation warning reaches the build log. False when out of memory.
+ */
+static bool drop_unused_hints(LLVMContextRef ctx, LLVMValueRef fn, const char *const drop[2],
+                              const char *done)
+{
+    unsigned loop_kind = LLVMGetMDKindIDInContext(ctx, "llvm.loop", 9);
+    for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(fn); bb; bb = LLVMGetNextBasicBlock(bb)) {
+        LLVMValueRef br = LLVMGetBasicBlockTerminator(bb);
+        LLVMValueRef id = br ? LLVMGetMetadata(br, loop_kind) : NULL;
+        if (id && kiln_cc_loop_entry(id, drop[0]) && !(done && kiln_cc_loop_entry(id, done)) &&
+            !kiln_cc_loop_id_replace(ctx, br, drop, 2, NULL, 0))
+            return false;
+    }
+    return true;
+}
+
 enum kiln_cc_status kiln_cc_outer_vec_finish(struct kiln_cc_build *b, LLVMValueRef *fns,
                                              const bool *chosen, unsigned nfns)
 {
     static const char *const drop[] = {"llvm.loop.vectorize.enable", "llvm.loop.vectorize.width"};
-    unsigned loop_kind = LLVMGetMDKindIDInContext(b->ctx, "llvm.loop", 9);
 
     for (unsigned f = 0; f < nfns; f++) {
-        if (!chosen[f])
-            continue;
-        for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(fns[f]); bb;
-             bb = LLVMGetNextBasicBlock(bb)) {
-            LLVMValueRef br = LLVMGetBasicBlockTerminator(bb);
-            LLVMValueRef id = br ? LLVMGetMetadata(br, loop_kind) : NULL;
-            if (!id || !kiln_cc_loop_entry(id, "llvm.loop.vectorize.enable") ||
-                kiln_cc_loop_entry(id, "llvm.loop.isvectorized"))
-                continue;
-            if (!kiln_cc_loop_id_replace(b->ctx, br, drop, 2, NULL, 0))
-                return KILN_CC_OUT_OF_MEMORY;
-        }
-        if (!scalarise_uniform_gathers(b->ctx, fns[f]) || !keep_remainder_small(b->ctx, fns[f]))
+        if (chosen[f] &&
+            (!drop_unused_hints(b->ctx, fns[f], drop, "llvm.loop.isvectorized") ||
+             !scalarise_uniform_gathers(b->ctx, fns[f]) || !keep_remainder_small(b->ctx, fns[f])))
             return KILN_CC_OUT_OF_MEMORY;
     }
     return KILN_CC_OK;
@@ -1068,15 +1076,8 @@ enum kiln_cc_status kiln_cc_jam_wide_loops(struct kiln_cc_build *b, LLVMValueRef
      * the hint again, so that no "loop not unroll-and-jammed" warning reaches the build log. */
     static const char *const drop[] = {"llvm.loop.unroll_and_jam.enable",
                                        "llvm.loop.unroll_and_jam.count"};
-    for (unsigned f = 0; f < nfns && status == KILN_CC_OK; f++) {
-        for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(fns[f]); chosen[f] && bb;
-             bb = LLVMGetNextBasicBlock(bb)) {
-            LLVMValueRef br = LLVMGetBasicBlockTerminator(bb);
-            LLVMValueRef id = br ? LLVMGetMetadata(br, loop_kind) : NULL;
-            if (id && kiln_cc_loop_entry(id, "llvm.loop.unroll_and_jam.enable") &&
-                !kiln_cc_loop_id_replace(b->ctx, br, drop, 2, NULL, 0))
-                status = KILN_CC_OUT_OF_MEMORY;
-        }
-    }
+    for (unsigned f = 0; f < nfns && status == KILN_CC_OK; f++)
+        if (chosen[f] && !drop_unused_hints(b->ctx, fns[f], drop, NULL))
+            status = KILN_CC_OUT_OF_MEMORY;
     return status;
 }
