@@ -120,10 +120,13 @@ bool kiln_cc_loop_blocks(LLVMBasicBlockRef latch, LLVMBasicBlockRef header,
 /*
  * Whether the loop's blocks, without the edges back to its header, hold a cycle (an
  * inner loop). With `latches`, every block closing such a cycle is added to it (the
- * terminator of each is a back edge's branch); without, the walk stops at the first.
+ * terminator of each is a back edge's branch), and with `headers` every block such a back
+ * edge goes to (an inner loop's header); without either, the walk stops at the first.
  */
-static bool inner_loops(const struct wi_loop *l, struct kiln_cc_ptr_map *latches)
+static bool inner_loops(const struct wi_loop *l, struct kiln_cc_ptr_map *latches,
+                        struct kiln_cc_ptr_map *headers)
 {
+    bool all = latches || headers;
     /* Depth-first: grey while on the stack, then done as well. */
     struct kiln_cc_ptr_map grey = {0}, done = {0};
     bool cycle = false, oom = false;
@@ -137,7 +140,7 @@ static bool inner_loops(const struct wi_loop *l, struct kiln_cc_ptr_map *latches
         return false;
     stack[top++] = (struct frame){l->header, 0};
     oom = !kiln_cc_ptr_map_add(&grey, l->header);
-    while (top > 0 && !oom && !(cycle && !latches)) {
+    while (top > 0 && !oom && !(cycle && !all)) {
         struct frame *f = &stack[top - 1];
         LLVMValueRef term = LLVMGetBasicBlockTerminator(f->bb);
         unsigned n = term ? LLVMGetNumSuccessors(term) : 0;
@@ -151,7 +154,8 @@ static bool inner_loops(const struct wi_loop *l, struct kiln_cc_ptr_map *latches
             continue;
         if (kiln_cc_ptr_map_has(&grey, s)) {
             cycle = true;
-            if (latches && !kiln_cc_ptr_map_add(latches, bb))
+            if ((latches && !kiln_cc_ptr_map_add(latches, bb)) ||
+                (headers && !kiln_cc_ptr_map_add(headers, s)))
                 oom = true;
             continue;
         }
@@ -296,7 +300,7 @@ static struct wi_loop *find_loops(LLVMContextRef ctx, LLVMValueRef fn, unsigned 
             *oom |= no_mem;
         }
         if (!*oom && l.header)
-            l.nested = inner_loops(&l, NULL);
+            l.nested = inner_loops(&l, NULL, NULL);
         if (*oom || !l.header) {
             kiln_cc_ptr_map_free(&l.blocks);
             if (*oom)
@@ -956,7 +960,7 @@ static bool keep_remainder_small(LLVMContextRef ctx, LLVMValueRef fn)
             !widenable_body(ctx, &loops[i], fn, false))
             continue;
         struct kiln_cc_ptr_map latches = {0};
-        oom = !inner_loops(&loops[i], &latches) && latches.len > 0;
+        oom = !inner_loops(&loops[i], &latches, NULL) && latches.len > 0;
         for (size_t s = 0; s < latches.cap && !oom; s++)
             if (latches.keys[s])
                 oom = !no_unroll(ctx,
@@ -1007,14 +1011,21 @@ enum kiln_cc_status kiln_cc_outer_vec_finish(struct kiln_cc_build *b, LLVMValueR
 }
 
 /*
- * Registers of `reg_bits` that the vector phis of loop l's inner loops fill: the values each
- * work-item carries around its own loop (a hash's state and accumulators).
+ * Registers of `reg_bits` that the vector phis of loop l's inner loops' headers fill: the
+ * values each work-item carries around its own loop (a hash's state and accumulators). The
+ * phis after an inner loop (its results, merged with the values of a loop that ran no
+ * iteration) are not carried and are not counted: with AVX2 they made a loop of two uint16
+ * values look like twelve registers instead of four. *oom is set when memory ran out.
  */
-static unsigned carried_registers(const struct wi_loop *l, LLVMValueRef fn, unsigned reg_bits)
+static unsigned carried_registers(const struct wi_loop *l, LLVMValueRef fn, unsigned reg_bits,
+                                  bool *oom)
 {
+    struct kiln_cc_ptr_map headers = {0};
     unsigned regs = 0;
-    for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(fn); bb; bb = LLVMGetNextBasicBlock(bb)) {
-        if (bb == l->header || !kiln_cc_ptr_map_has(&l->blocks, bb))
+    *oom = !inner_loops(l, NULL, &headers) && headers.len > 0;
+    for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(fn); bb && !*oom;
+         bb = LLVMGetNextBasicBlock(bb)) {
+        if (!kiln_cc_ptr_map_has(&headers, bb))
             continue;
         for (LLVMValueRef in = LLVMGetFirstInstruction(bb); in && LLVMIsAPHINode(in);
              in = LLVMGetNextInstruction(in)) {
@@ -1023,6 +1034,7 @@ static unsigned carried_registers(const struct wi_loop *l, LLVMValueRef fn, unsi
                 regs += (vector_bits(t) + reg_bits - 1) / reg_bits;
         }
     }
+    kiln_cc_ptr_map_free(&headers);
     return regs;
 }
 
@@ -1051,7 +1063,7 @@ enum kiln_cc_status kiln_cc_jam_wide_loops(struct kiln_cc_build *b, LLVMValueRef
             if (!loops[i].nested || kiln_cc_loop_entry(id, "llvm.loop.vectorize.enable") ||
                 widest_vector(&loops[i], fns[f]) < reg_bits)
                 continue;
-            unsigned regs = carried_registers(&loops[i], fns[f], reg_bits);
+            unsigned regs = carried_registers(&loops[i], fns[f], reg_bits, &oom);
             unsigned count = regs ? budget / regs : 0;
             if (count > KILN_CC_JAM_MAX)
                 count = KILN_CC_JAM_MAX;
