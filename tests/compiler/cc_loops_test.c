@@ -825,6 +825,111 @@ static int test_clamp_split(void)
     return 0;
 }
 
+/* How many blocks of fn hold `what`. */
+static size_t blocks_with(const char *fn, const char *what)
+{
+    size_t blocks = 0;
+    bool counted = false;
+    for (const char *line = fn; *line;) {
+        const char *end = strchr(line, '\n');
+        size_t len = end ? (size_t)(end - line) : strlen(line);
+        const char *colon = memchr(line, ':', len);
+        if (len && line[0] != ' ' && colon && !memchr(line, ' ', (size_t)(colon - line)))
+            counted = false;
+        const char *hit = strstr(line, what);
+        if (hit && hit < line + len && !counted) {
+            blocks++;
+            counted = true;
+        }
+        line += len + (end != NULL);
+    }
+    return blocks;
+}
+
+/*
+ * A tree reduction whose step loop halves s (stray_ids.c): LLVM moves the work-item loop's
+ * id onto the step loop around it, which must lose its parallel_accesses before Kiln's loop
+ * passes run. Left on, outer_vec.c handed the step loop to the outer-loop vectoriser, which
+ * gave up on it and left the work-item loops inside it scalar: only the first step (peeled,
+ * s = 128) added vectors. Now the steps' work-item loop is vectorised too, so vector adds
+ * appear in more than one block, and every group's sum is right.
+ */
+static int test_stray_loop_ids(void)
+{
+    static const char src[] = "__attribute__((reqd_work_group_size(256, 1, 1)))\n"
+                              "kernel void tree(global const float *in, global float *out,\n"
+                              "                 local float *t)\n"
+                              "{\n"
+                              "    size_t l = get_local_id(0);\n"
+                              "    t[l] = in[get_global_id(0)];\n"
+                              "    barrier(CLK_LOCAL_MEM_FENCE);\n"
+                              "    for (size_t s = get_local_size(0) / 2; s > 0; s /= 2) {\n"
+                              "        if (l < s)\n"
+                              "            t[l] += t[l + s];\n"
+                              "        barrier(CLK_LOCAL_MEM_FENCE);\n"
+                              "    }\n"
+                              "    if (l == 0)\n"
+                              "        out[get_group_id(0)] = t[0];\n"
+                              "}\n";
+    enum { LS = 256, GROUPS = 3, N = LS * GROUPS };
+    unsetenv("KILN_BARRIER_STRATEGY");
+    struct kiln_cc_program *p = NULL;
+    char *log = NULL;
+    char *ir = ct_build_dumped_ir(src, NULL, "optimized", &p, &log);
+    CHECK(ir && p);
+    free(log);
+    char *fn = ct_wg_function(ir, "tree");
+    CHECK(fn);
+    size_t blocks = blocks_with(fn, "fadd <");
+    printf("kiln.wg.tree: vector adds in %zu blocks\n", blocks);
+    CHECK(blocks >= 2);
+    free(fn);
+    free(ir);
+
+    const struct kiln_cc_kernel *k = ct_find_kernel(p, "tree");
+    CHECK(k);
+    static float in[N], out[GROUPS];
+    static _Alignas(KILN_LOCAL_ALIGN) float arena[LS];
+    for (int i = 0; i < N; i++)
+        in[i] = (float)(i % 7);
+    size_t bytes = k->scratch_fixed + k->scratch_per_item * LS + KILN_SCRATCH_ALIGN;
+    unsigned char *scratch =
+        aligned_alloc(KILN_SCRATCH_ALIGN,
+                      (bytes + KILN_SCRATCH_ALIGN - 1) / KILN_SCRATCH_ALIGN * KILN_SCRATCH_ALIGN);
+    CHECK(scratch);
+    float *pin = in, *pout = out;
+    size_t local_offset = 0;
+    void *args[] = {&pin, &pout, &local_offset};
+    struct kiln_wg_ctx c;
+    memset(&c, 0, sizeof(c));
+    c.work_dim = 1;
+    c.local_mem = arena;
+    c.scratch = scratch;
+    c.scratch_size = bytes;
+    c.global_size[0] = N;
+    c.enqueued_local_size[0] = c.local_size[0] = LS;
+    c.num_groups[0] = GROUPS;
+    for (int d = 1; d < 3; d++)
+        c.global_size[d] = c.enqueued_local_size[d] = c.local_size[d] = c.num_groups[d] = 1;
+    memset(out, 0xff, sizeof(out));
+    for (size_t g = 0; g < GROUPS; g++) {
+        c.group_id[0] = g;
+        k->wg(args, &c);
+    }
+    free(scratch);
+    for (int g = 0; g < GROUPS; g++) {
+        float want = 0.0f;
+        for (int i = g * LS; i < (g + 1) * LS; i++)
+            want += in[i];
+        if (out[g] != want) {
+            fprintf(stderr, "group %d summed to %g, want %g\n", g, (double)out[g], (double)want);
+            return 1;
+        }
+    }
+    ct_cc->destroy(p);
+    return 0;
+}
+
 const struct ct_test ct_tests[] = {
     {"narrow_loops", test_narrow_loops},
     {"narrow_loops_int", test_narrow_loops_int},
@@ -835,5 +940,6 @@ const struct ct_test ct_tests[] = {
     {"outer_consecutive", test_outer_consecutive},
     {"clamp_split", test_clamp_split},
     {"outer_jam", test_outer_jam},
+    {"stray_loop_ids", test_stray_loop_ids},
 };
 const size_t ct_num_tests = sizeof(ct_tests) / sizeof(ct_tests[0]);

@@ -8,6 +8,9 @@
 
 #include "cc_util.h"
 
+/* stray_ids.c: work-item loop ids LLVM moved onto other loops lose parallel_accesses; how many. */
+unsigned kiln_cc_drop_stray_loop_ids(LLVMContextRef ctx, LLVMValueRef fn, bool *oom);
+
 /* strided_loops.c: loops from a work-item's index get a constant trip count; how many. */
 unsigned kiln_cc_count_strided_loops(LLVMContextRef ctx, LLVMValueRef fn);
 /* wrap_split.c: work-item loops cut where an index (x + c) & (2^k - 1) wraps; how many. */
@@ -23,6 +26,13 @@ unsigned kiln_cc_split_clamped_loops(LLVMContextRef ctx, LLVMValueRef fn, bool *
  * induction variable from 0, v computed before it) at min(n, v); returns how many.
  */
 unsigned kiln_cc_narrow_loops(LLVMContextRef ctx, LLVMValueRef fn);
+/*
+ * narrow_loops.c: whether n, a loop's count, is at most KILN_GROUP_SHARED_SLOTS: a constant, a
+ * local size loaded from the context (the work-group function's second parameter, that of the
+ * function holding block `in`) through an i8 GEP, or the umax of two such (the transform's
+ * work-item loops run max(local size, 1) times).
+ */
+bool kiln_cc_small_count(LLVMBasicBlockRef in, LLVMValueRef n);
 
 /*
  * outer_vec.c: the blocks of the loop closed by `latch` whose header is the successor

@@ -156,13 +156,11 @@ static bool is_intrinsic(LLVMValueRef v, const char *prefix)
     return strncmp(name, prefix, strlen(prefix)) == 0;
 }
 
-/* Whether n, a loop's count, is at most KILN_GROUP_SHARED_SLOTS: a constant, a local size
- * loaded from the context (the work-group function's second parameter) through an i8 GEP, or
- * the umax of two such (the transform's work-item loops run max(local size, 1) times). */
-static bool small_count(LLVMBasicBlockRef in, LLVMValueRef n)
+bool kiln_cc_small_count(LLVMBasicBlockRef in, LLVMValueRef n)
 {
     if (is_intrinsic(n, "llvm.umax."))
-        return small_count(in, LLVMGetOperand(n, 0)) && small_count(in, LLVMGetOperand(n, 1));
+        return kiln_cc_small_count(in, LLVMGetOperand(n, 0)) &&
+               kiln_cc_small_count(in, LLVMGetOperand(n, 1));
     if (LLVMIsAConstantInt(n))
         return LLVMConstIntGetZExtValue(n) <= KILN_GROUP_SHARED_SLOTS &&
                LLVMGetIntTypeWidth(LLVMTypeOf(n)) <= 64;
@@ -273,8 +271,8 @@ static bool match(LLVMContextRef ctx, LLVMBasicBlockRef latch, struct guarded_lo
         return false;
     /* A truncated or signed compare equals x < bound only for a small x: 4096 fits in the 16
      * bits keeps_low_bits asks for, and in a signed compare of 16 bits or more. */
-    if ((g->trunc || g->guard_signed) &&
-        (LLVMGetIntTypeWidth(LLVMTypeOf(cmp_x)) < 16 || !small_count(g->header, g->exit_bound)))
+    if ((g->trunc || g->guard_signed) && (LLVMGetIntTypeWidth(LLVMTypeOf(cmp_x)) < 16 ||
+                                          !kiln_cc_small_count(g->header, g->exit_bound)))
         return false;
     if (LLVMGetSuccessor(hbr, 1) != latch || LLVMGetSuccessor(hbr, 0) == latch)
         return false;

@@ -69,6 +69,13 @@ static enum kiln_cc_status optimize_o3(struct kiln_cc_build *b)
         if (!LLVMIsDeclaration(fn) && len > plen && strncmp(name, KILN_CC_WG_PREFIX, plen) == 0)
             fns[nfns++] = fn;
     }
+    /* Before any pass that trusts a work-item loop's parallel_accesses. */
+    for (unsigned i = 0; status == KILN_CC_OK && i < nfns; i++) {
+        bool oom;
+        kiln_cc_drop_stray_loop_ids(b->ctx, fns[i], &oom);
+        if (oom)
+            status = KILN_CC_OUT_OF_MEMORY;
+    }
     /* Strided loops that now have a constant trip count are unrolled before the vectoriser. */
     unsigned counted = 0;
     for (unsigned i = 0; status == KILN_CC_OK && i < nfns; i++)
