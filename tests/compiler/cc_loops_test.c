@@ -825,6 +825,66 @@ static int test_clamp_split(void)
     return 0;
 }
 
+/*
+ * A 64-bit range check, `get_global_id(0) < n` with a size_t id (clamp_split.c): guarding a
+ * load and guarding a whole store. The loop's interior runs in a copy without the checks, so
+ * neither becomes a masked load or store (slow on AVX2), and the results are right for n
+ * before, inside and beyond the groups, with and without a global offset.
+ */
+static int test_clamp_split_wide(void)
+{
+    static const char src[] = "__kernel __attribute__((reqd_work_group_size(64, 1, 1)))\n"
+                              "void edge(global const int *in, global int *out, global int *out2,\n"
+                              "          uint n)\n"
+                              "{\n"
+                              "    size_t g = get_global_id(0), i = g - get_global_offset(0);\n"
+                              "    out[i] = g < n ? in[g] * 3 : -1;\n"
+                              "    if (n > g)\n"
+                              "        out2[i] = in[g] + 7;\n"
+                              "}\n";
+    enum { LS = 64, GROUPS = 3, N = LS * GROUPS, OFF = 5 };
+    static int in[N + OFF], out[N], out2[N];
+    struct kiln_cc_program *p = NULL;
+    char *log = NULL;
+    char *ir = ct_build_dumped_ir(src, NULL, "optimized", &p, &log);
+    CHECK(ir && p);
+    free(log);
+    char *fn = ct_wg_function(ir, "edge");
+    CHECK(fn);
+    size_t masked = ct_count_of(fn, "@llvm.masked.load") + ct_count_of(fn, "@llvm.masked.store");
+    printf("kiln.wg.edge: %zu masked loads and stores\n", masked);
+    CHECK(masked == 0);
+    free(fn);
+    free(ir);
+
+    const struct kiln_cc_kernel *k = ct_find_kernel(p, "edge");
+    CHECK(k);
+    for (int i = 0; i < N + OFF; i++)
+        in[i] = i * 11 - 300;
+    static const unsigned ns[] = {0, 1, 6, 63, 64, 69, 100, 191, 197, 1000, 0xffffffffu};
+    for (size_t c = 0; c < sizeof(ns) / sizeof(ns[0]); c++)
+        for (size_t off = 0; off <= OFF; off += OFF) {
+            int *pin = in, *po = out, *po2 = out2;
+            unsigned n = ns[c];
+            void *args[] = {&pin, &po, &po2, &n};
+            size_t gs = N, ls = LS;
+            memset(out, 0x55, sizeof(out));
+            memset(out2, 0x55, sizeof(out2));
+            ct_run_ndrange(k, args, 1, &off, &gs, &ls, NULL);
+            for (size_t i = 0; i < N; i++) {
+                size_t g = i + off;
+                int want = g < n ? in[g] * 3 : -1, want2 = g < n ? in[g] + 7 : 0x55555555;
+                if (out[i] != want || out2[i] != want2) {
+                    fprintf(stderr, "n %u, offset %zu: out[%zu] = %d and %d, want %d and %d\n", n,
+                            off, i, out[i], out2[i], want, want2);
+                    return 1;
+                }
+            }
+        }
+    ct_cc->destroy(p);
+    return 0;
+}
+
 /* How many blocks of fn hold `what`. */
 static size_t blocks_with(const char *fn, const char *what)
 {
@@ -939,6 +999,7 @@ const struct ct_test ct_tests[] = {
     {"wrap_split", test_wrap_split},
     {"outer_consecutive", test_outer_consecutive},
     {"clamp_split", test_clamp_split},
+    {"clamp_split_wide", test_clamp_split_wide},
     {"outer_jam", test_outer_jam},
     {"stray_loop_ids", test_stray_loop_ids},
 };

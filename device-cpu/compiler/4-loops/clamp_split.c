@@ -82,6 +82,7 @@ struct fold {
     int64_t add;        /* the bound on S is limit + add */
     bool upper;         /* S <= limit + add, else S >= limit + add */
     bool zext;          /* the limit is unsigned: S in [0, 2^32) instead of 32-bit signed */
+    bool wide;          /* a 64-bit check: S = x + off modulo 2^64, the limit 64-bit */
     unsigned shift;     /* a widening: sext(index) << shift */
 };
 
@@ -181,6 +182,71 @@ static bool affine_of(const struct loop *l, LLVMValueRef v, struct affine *a, in
     }
 }
 
+/*
+ * Whether 64-bit v is x plus (or minus) terms defined before the loop, through adds,
+ * subtracts and disjoint ors: v = x + off modulo 2^64 with off the terms' sum; fills a
+ * (constants whole, not modulo 2^32).
+ */
+static bool wide_affine_of(const struct loop *l, LLVMValueRef v, struct affine *a, int depth)
+{
+    if (v == l->w.x)
+        return int_width(v) == 64;
+    if (depth > 24 || int_width(v) != 64 || !in_loop(l, v))
+        return false;
+    LLVMOpcode op = LLVMGetInstructionOpcode(v);
+    if (op != LLVMAdd && op != LLVMSub && !(op == LLVMOr && LLVMGetIsDisjoint(v)))
+        return false;
+    for (unsigned k = 0; k < 2; k++) {
+        LLVMValueRef t = LLVMGetOperand(v, k), rest = LLVMGetOperand(v, 1 - k);
+        if (!invariant(l, t) || (op == LLVMSub && k == 0))
+            continue;
+        bool neg = op == LLVMSub;
+        if (LLVMIsAConstantInt(t)) {
+            uint64_t c = LLVMConstIntGetZExtValue(t);
+            a->k = (int64_t)((uint64_t)a->k + (neg ? 0 - c : c));
+        } else {
+            if (a->n == CLAMP_MAX_TERMS)
+                return false;
+            a->terms[a->n] = t;
+            a->neg[a->n++] = neg;
+        }
+        return wide_affine_of(l, rest, a, depth + 1);
+    }
+    return false;
+}
+
+/*
+ * A 64-bit unsigned check of such an index against a value defined before the loop
+ * (`get_global_id(0) < n` with a size_t id): it passes for x + off in [0, limit) or
+ * [0, limit] where that sum does not wrap.
+ */
+static bool match_wide_check(LLVMContextRef ctx, const struct loop *l, LLVMValueRef in,
+                             struct fold *f)
+{
+    LLVMIntPredicate pred = LLVMGetICmpPredicate(in);
+    LLVMValueRef a = LLVMGetOperand(in, 0), b = LLVMGetOperand(in, 1);
+    if (invariant(l, a) && !invariant(l, b)) {
+        LLVMValueRef t = a;
+        a = b;
+        b = t;
+        pred = pred == LLVMIntUGT   ? LLVMIntULT
+               : pred == LLVMIntUGE ? LLVMIntULE
+               : pred == LLVMIntULT ? LLVMIntUGT
+               : pred == LLVMIntULE ? LLVMIntUGE
+                                    : pred;
+    }
+    if (pred != LLVMIntULT && pred != LLVMIntULE && pred != LLVMIntUGT && pred != LLVMIntUGE)
+        return false;
+    if (!invariant(l, b) || !wide_affine_of(l, a, &f->a, 0))
+        return false;
+    f->add = pred == LLVMIntULT || pred == LLVMIntUGE ? -1 : 0;
+    f->value =
+        LLVMConstInt(LLVMInt1TypeInContext(ctx), pred == LLVMIntULT || pred == LLVMIntULE, 0);
+    f->limit = b;
+    f->upper = f->wide = true;
+    return true;
+}
+
 /* The fold for instruction `in` of the loop, if it is a clamp or a range check. */
 static bool match_fold(LLVMContextRef ctx, const struct loop *l, LLVMValueRef in, struct fold *f)
 {
@@ -208,6 +274,8 @@ static bool match_fold(LLVMContextRef ctx, const struct loop *l, LLVMValueRef in
                kiln_cc_const_u64(LLVMGetOperand(shl, 1), &by) && by == 32 &&
                affine_of(l, LLVMGetOperand(shl, 0), &f->a, 0);
     }
+    if (LLVMIsAICmpInst(in) && int_width(LLVMGetOperand(in, 0)) == 64)
+        return match_wide_check(ctx, l, in, f);
     if (!LLVMIsAICmpInst(in) || int_width(LLVMGetOperand(in, 0)) != 32)
         return false;
     LLVMIntPredicate pred = LLVMGetICmpPredicate(in);
@@ -281,6 +349,29 @@ static void interior(LLVMContextRef ctx, LLVMBuilderRef bld, const struct loop *
     *hi = LLVMConstInt(i64, l->w.bound, 0);
     for (unsigned i = 0; i < n; i++) {
         struct fold *f = &folds[i];
+        if (f->wide) {
+            /* The index is x + off modulo 2^64; with off at most 2^64 - L it is x + off for
+             * every x of the loop. The check then passes for x + off below end (limit, or
+             * limit + 1 for <=), so for x below end - off where end > off, and for no x
+             * otherwise. Where off is larger, or end wraps to 0, there is no interior, which
+             * is only slower. */
+            LLVMValueRef off = LLVMConstInt(i64, (unsigned long long)f->a.k, 0);
+            for (unsigned t = 0; t < f->a.n; t++)
+                off = f->a.neg[t] ? LLVMBuildSub(bld, off, f->a.terms[t], "")
+                                  : LLVMBuildAdd(bld, off, f->a.terms[t], "");
+            f->off = off;
+            LLVMValueRef top = LLVMConstInt(i64, l->w.bound, 0);
+            LLVMValueRef end = f->add ? f->limit : LLVMBuildAdd(bld, f->limit, one, "");
+            LLVMValueRef fits = LLVMBuildAnd(
+                bld, LLVMBuildICmp(bld, LLVMIntUGT, end, off, ""),
+                LLVMBuildICmp(bld, LLVMIntULE, off, LLVMBuildNeg(bld, top, ""), ""), "");
+            LLVMValueRef room =
+                LLVMBuildSelect(bld, fits, LLVMBuildSub(bld, end, off, ""), LLVMConstNull(i64), "");
+            lower_hi(
+                bld, hi,
+                LLVMBuildSelect(bld, LLVMBuildICmp(bld, LLVMIntUGT, room, top, ""), top, room, ""));
+            continue;
+        }
         LLVMValueRef off = f->off = offset(ctx, bld, &f->a);
         /* S within 32 bits (signed, or unsigned for a check), so that the index is S. */
         long long top = f->zext ? UINT32_MAX : INT32_MAX, bottom = f->zext ? 0 : INT32_MIN;
