@@ -53,6 +53,7 @@ struct bench_case {
 extern const struct bench_case bench_case_copy;
 extern const struct bench_case bench_case_triad;
 extern const struct bench_case bench_case_reduce;
+extern const struct bench_case bench_case_reduce_tree;
 extern const struct bench_case bench_case_wg_reduce;
 extern const struct bench_case bench_case_local_reduce;
 extern const struct bench_case bench_case_sgemm;

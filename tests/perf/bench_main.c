@@ -29,7 +29,7 @@ static const struct bench_case *const cases[] = {
     &bench_case_fma_half,     &bench_case_trans_half,     &bench_case_atomic_hist,
     &bench_case_atomic_hist4, &bench_case_image_conv,     &bench_case_image_resize,
     &bench_case_conv_buffer,  &bench_case_first_launches, &bench_case_hash,
-    &bench_case_hash4,
+    &bench_case_hash4,        &bench_case_reduce_tree,
 };
 enum { NCASES = sizeof(cases) / sizeof(cases[0]) };
 

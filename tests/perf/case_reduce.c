@@ -6,9 +6,10 @@
  *                 partial sum per group; the host adds the partial sums;
  *   local-reduce: the __local tree of `reduce` with the local size known only at enqueue, run in
  *                 passes (input -> partials -> ... -> one float) until one value is left.
- * The plain-C version sums the same array on the pool's threads, so its rate is the machine's
- * read bandwidth. Inputs are small integers, so every partial sum is exact in float and is
- * checked with ==. */
+ *   reduce-tree:  the kernel of `reduce` beside a plain-C version of its own algorithm.
+ * The plain-C version of the others sums the same array on the pool's threads, so its rate is
+ * the machine's read bandwidth. Inputs are small integers, so every partial sum is exact in float
+ * and is checked with ==. */
 #include "bench.h"
 
 #include <stdio.h>
@@ -167,6 +168,26 @@ static void host_sum(void *arg, unsigned t, unsigned count)
     r->thread_sum[t] = total;
 }
 
+/* The reduce kernel's algorithm in plain C: each group of REDUCE_GROUP floats copied into a
+ * local array and summed by the same halving tree, one partial sum per group, which the thread
+ * adds up (in order, as the host adds the kernel's partial sums). */
+static void host_tree(void *arg, unsigned t, unsigned count)
+{
+    struct reduce *r = arg;
+    size_t first = r->groups * t / count, end = r->groups * (t + 1) / count;
+    float tmp[REDUCE_GROUP];
+    double total = 0.0;
+    for (size_t g = first; g < end; g++) {
+        memcpy(tmp, r->in + g * REDUCE_GROUP, sizeof(tmp));
+        for (size_t s = REDUCE_GROUP / 2; s > 0; s /= 2)
+            for (size_t l = 0; l < s; l++)
+                tmp[l] += tmp[l + s];
+        r->partial[g] = tmp[0];
+        total += tmp[0];
+    }
+    r->thread_sum[t] = total;
+}
+
 static int host_setup(const struct bench_env *env, void **state)
 {
     struct reduce *r = reduce_alloc(env);
@@ -187,6 +208,16 @@ static int host_run(void *state)
 {
     struct reduce *r = state;
     bench_pool_run(r->pool, host_sum, r);
+    r->sum = 0.0;
+    for (unsigned t = 0; t < bench_pool_size(r->pool); t++)
+        r->sum += r->thread_sum[t];
+    return 0;
+}
+
+static int host_tree_run(void *state)
+{
+    struct reduce *r = state;
+    bench_pool_run(r->pool, host_tree, r);
     r->sum = 0.0;
     for (unsigned t = 0; t < bench_pool_size(r->pool); t++)
         r->sum += r->thread_sum[t];
@@ -414,6 +445,17 @@ const struct bench_case bench_case_local_reduce = {
                "one float; GB/s read",
     .cl = {cl_setup_local, cl_run, cl_check, cl_teardown},
     .host = {host_setup, host_run, host_check, host_teardown},
+    .rate = reduce_rate,
+    .rate_unit = "GB/s",
+};
+
+/* The reduce kernel against its own algorithm in plain C rather than against the plain sum: how
+ * far the __local tree itself, not the driver, stands from the machine's read bandwidth. */
+const struct bench_case bench_case_reduce_tree = {
+    .name = "reduce-tree",
+    .summary = "reduce's kernel beside the same __local tree in plain C (C row); GB/s read",
+    .cl = {cl_setup, cl_run, cl_check, cl_teardown},
+    .host = {host_setup, host_tree_run, host_check, host_teardown},
     .rate = reduce_rate,
     .rate_unit = "GB/s",
 };
