@@ -48,12 +48,25 @@ void ct_run_ndrange(const struct kiln_cc_kernel *k, void *const *args, unsigned 
     memset(&c, 0, sizeof(c));
     c.work_dim = dims;
     c.local_mem = local_mem;
+    size_t items = 1;
     for (unsigned d = 0; d < 3; d++) {
         c.global_offset[d] = d < dims ? offset[d] : 0;
         c.global_size[d] = d < dims ? global[d] : 1;
         c.enqueued_local_size[d] = d < dims ? local[d] : 1;
         c.num_groups[d] =
             (c.global_size[d] + c.enqueued_local_size[d] - 1) / c.enqueued_local_size[d];
+        items *= c.enqueued_local_size[d];
+    }
+    /* The barrier scratch a kernel with barriers keeps its values across regions in. */
+    unsigned char *scratch = NULL;
+    if (k->scratch_fixed || k->scratch_per_item) {
+        size_t bytes = k->scratch_fixed + k->scratch_per_item * items + KILN_SCRATCH_ALIGN;
+        scratch = aligned_alloc(KILN_SCRATCH_ALIGN, (bytes + KILN_SCRATCH_ALIGN - 1) /
+                                                        KILN_SCRATCH_ALIGN * KILN_SCRATCH_ALIGN);
+        if (!scratch)
+            abort();
+        c.scratch = scratch;
+        c.scratch_size = bytes;
     }
     for (size_t gz = 0; gz < c.num_groups[2]; gz++)
         for (size_t gy = 0; gy < c.num_groups[1]; gy++)
@@ -67,6 +80,7 @@ void ct_run_ndrange(const struct kiln_cc_kernel *k, void *const *args, unsigned 
                 }
                 k->wg(args, &c);
             }
+    free(scratch);
 }
 
 char *ct_read_text(const char *path)

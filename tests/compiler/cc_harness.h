@@ -36,7 +36,8 @@ struct kiln_cc_program *ct_build_ok(const char *source, const char *options);
 const struct kiln_cc_kernel *ct_find_kernel(const struct kiln_cc_program *p, const char *name);
 /*
  * Runs an NDRange the way the runtime will: every group in turn, the last group in
- * a dimension smaller when local does not divide global.
+ * a dimension smaller when local does not divide global, with the barrier scratch the kernel
+ * asks for.
  */
 void ct_run_ndrange(const struct kiln_cc_kernel *k, void *const *args, unsigned dims,
                     const size_t *offset, const size_t *global, const size_t *local,

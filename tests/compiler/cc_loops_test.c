@@ -952,31 +952,11 @@ static int test_stray_loop_ids(void)
     static _Alignas(KILN_LOCAL_ALIGN) float arena[LS];
     for (int i = 0; i < N; i++)
         in[i] = (float)(i % 7);
-    size_t bytes = k->scratch_fixed + k->scratch_per_item * LS + KILN_SCRATCH_ALIGN;
-    unsigned char *scratch =
-        aligned_alloc(KILN_SCRATCH_ALIGN,
-                      (bytes + KILN_SCRATCH_ALIGN - 1) / KILN_SCRATCH_ALIGN * KILN_SCRATCH_ALIGN);
-    CHECK(scratch);
     float *pin = in, *pout = out;
-    size_t local_offset = 0;
+    size_t local_offset = 0, off = 0, gs = N, ls = LS;
     void *args[] = {&pin, &pout, &local_offset};
-    struct kiln_wg_ctx c;
-    memset(&c, 0, sizeof(c));
-    c.work_dim = 1;
-    c.local_mem = arena;
-    c.scratch = scratch;
-    c.scratch_size = bytes;
-    c.global_size[0] = N;
-    c.enqueued_local_size[0] = c.local_size[0] = LS;
-    c.num_groups[0] = GROUPS;
-    for (int d = 1; d < 3; d++)
-        c.global_size[d] = c.enqueued_local_size[d] = c.local_size[d] = c.num_groups[d] = 1;
     memset(out, 0xff, sizeof(out));
-    for (size_t g = 0; g < GROUPS; g++) {
-        c.group_id[0] = g;
-        k->wg(args, &c);
-    }
-    free(scratch);
+    ct_run_ndrange(k, args, 1, &off, &gs, &ls, arena);
     for (int g = 0; g < GROUPS; g++) {
         float want = 0.0f;
         for (int i = g * LS; i < (g + 1) * LS; i++)

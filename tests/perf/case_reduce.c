@@ -204,24 +204,24 @@ static int host_setup(const struct bench_env *env, void **state)
     return 0;
 }
 
-static int host_run(void *state)
+/* Runs `part` on every thread of the pool and adds up the threads' sums. */
+static int host_run_with(struct reduce *r, void (*part)(void *, unsigned, unsigned))
 {
-    struct reduce *r = state;
-    bench_pool_run(r->pool, host_sum, r);
+    bench_pool_run(r->pool, part, r);
     r->sum = 0.0;
     for (unsigned t = 0; t < bench_pool_size(r->pool); t++)
         r->sum += r->thread_sum[t];
     return 0;
 }
 
+static int host_run(void *state)
+{
+    return host_run_with(state, host_sum);
+}
+
 static int host_tree_run(void *state)
 {
-    struct reduce *r = state;
-    bench_pool_run(r->pool, host_tree, r);
-    r->sum = 0.0;
-    for (unsigned t = 0; t < bench_pool_size(r->pool); t++)
-        r->sum += r->thread_sum[t];
-    return 0;
+    return host_run_with(state, host_tree);
 }
 
 static int host_check(void *state)

@@ -215,38 +215,6 @@ static bool wide_affine_of(const struct loop *l, LLVMValueRef v, struct affine *
     return false;
 }
 
-/*
- * A 64-bit unsigned check of such an index against a value defined before the loop
- * (`get_global_id(0) < n` with a size_t id): it passes for x + off in [0, limit) or
- * [0, limit] where that sum does not wrap.
- */
-static bool match_wide_check(LLVMContextRef ctx, const struct loop *l, LLVMValueRef in,
-                             struct fold *f)
-{
-    LLVMIntPredicate pred = LLVMGetICmpPredicate(in);
-    LLVMValueRef a = LLVMGetOperand(in, 0), b = LLVMGetOperand(in, 1);
-    if (invariant(l, a) && !invariant(l, b)) {
-        LLVMValueRef t = a;
-        a = b;
-        b = t;
-        pred = pred == LLVMIntUGT   ? LLVMIntULT
-               : pred == LLVMIntUGE ? LLVMIntULE
-               : pred == LLVMIntULT ? LLVMIntUGT
-               : pred == LLVMIntULE ? LLVMIntUGE
-                                    : pred;
-    }
-    if (pred != LLVMIntULT && pred != LLVMIntULE && pred != LLVMIntUGT && pred != LLVMIntUGE)
-        return false;
-    if (!invariant(l, b) || !wide_affine_of(l, a, &f->a, 0))
-        return false;
-    f->add = pred == LLVMIntULT || pred == LLVMIntUGE ? -1 : 0;
-    f->value =
-        LLVMConstInt(LLVMInt1TypeInContext(ctx), pred == LLVMIntULT || pred == LLVMIntULE, 0);
-    f->limit = b;
-    f->upper = f->wide = true;
-    return true;
-}
-
 /* The fold for instruction `in` of the loop, if it is a clamp or a range check. */
 static bool match_fold(LLVMContextRef ctx, const struct loop *l, LLVMValueRef in, struct fold *f)
 {
@@ -274,9 +242,11 @@ static bool match_fold(LLVMContextRef ctx, const struct loop *l, LLVMValueRef in
                kiln_cc_const_u64(LLVMGetOperand(shl, 1), &by) && by == 32 &&
                affine_of(l, LLVMGetOperand(shl, 0), &f->a, 0);
     }
-    if (LLVMIsAICmpInst(in) && int_width(LLVMGetOperand(in, 0)) == 64)
-        return match_wide_check(ctx, l, in, f);
-    if (!LLVMIsAICmpInst(in) || int_width(LLVMGetOperand(in, 0)) != 32)
+    /* A 32-bit check, or a 64-bit one (`get_global_id(0) < n` with a size_t id) whose index
+     * is x + off modulo 2^64 (wide_affine_of): it passes for x + off in [0, limit) or
+     * [0, limit] where that sum does not wrap. */
+    unsigned bits = LLVMIsAICmpInst(in) ? int_width(LLVMGetOperand(in, 0)) : 0;
+    if (bits != 32 && bits != 64)
         return false;
     LLVMIntPredicate pred = LLVMGetICmpPredicate(in);
     LLVMValueRef a = LLVMGetOperand(in, 0), b = LLVMGetOperand(in, 1);
@@ -290,7 +260,8 @@ static bool match_fold(LLVMContextRef ctx, const struct loop *l, LLVMValueRef in
                : pred == LLVMIntULE ? LLVMIntUGE
                                     : pred;
     }
-    if (!invariant(l, b) || !affine_of(l, a, &f->a, 0))
+    f->wide = bits == 64;
+    if (!invariant(l, b) || !(f->wide ? wide_affine_of : affine_of)(l, a, &f->a, 0))
         return false;
     /* a < b and a <= b hold, a > b and a >= b fail, for S in [0, b) or [0, b]. */
     LLVMTypeRef i1 = LLVMInt1TypeInContext(ctx);

@@ -10,6 +10,9 @@
 
 /* stray_ids.c: work-item loop ids LLVM moved onto other loops lose parallel_accesses; how many. */
 unsigned kiln_cc_drop_stray_loop_ids(LLVMContextRef ctx, LLVMValueRef fn, bool *oom);
+/* stray_ids.c: the phi of `header` that adds 1 to itself on the way round (a work-item loop's
+ * counter), that add in *next; or NULL. */
+LLVMValueRef kiln_cc_loop_counter(LLVMBasicBlockRef header, LLVMValueRef *next);
 
 /* strided_loops.c: loops from a work-item's index get a constant trip count; how many. */
 unsigned kiln_cc_count_strided_loops(LLVMContextRef ctx, LLVMValueRef fn);

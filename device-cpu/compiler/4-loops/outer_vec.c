@@ -731,19 +731,8 @@ static bool narrow_vectors(const struct wi_loop *l, LLVMValueRef fn, unsigned ma
 /* The loop's counter: the header phi that the latch steps by one. */
 static LLVMValueRef counter(const struct wi_loop *l)
 {
-    for (LLVMValueRef in = LLVMGetFirstInstruction(l->header); in && LLVMIsAPHINode(in);
-         in = LLVMGetNextInstruction(in)) {
-        unsigned n = LLVMCountIncoming(in);
-        for (unsigned k = 0; k < n; k++) {
-            LLVMValueRef v = LLVMGetIncomingValue(in, k);
-            uint64_t one;
-            if (LLVMIsAInstruction(v) && LLVMGetInstructionOpcode(v) == LLVMAdd &&
-                LLVMGetOperand(v, 0) == in && kiln_cc_const_u64(LLVMGetOperand(v, 1), &one) &&
-                one == 1)
-                return in;
-        }
-    }
-    return NULL;
+    LLVMValueRef next;
+    return kiln_cc_loop_counter(l->header, &next);
 }
 
 /* What varies() found so far, for one loop. */

@@ -61,8 +61,7 @@ static LLVMValueRef parallel_group(LLVMValueRef br, unsigned loop_kind, bool *oo
     return group;
 }
 
-/* The header's phi that adds 1 to itself on the way round, with that add in *next; or NULL. */
-static LLVMValueRef counter(LLVMBasicBlockRef header, LLVMValueRef *next)
+LLVMValueRef kiln_cc_loop_counter(LLVMBasicBlockRef header, LLVMValueRef *next)
 {
     for (LLVMValueRef in = LLVMGetFirstInstruction(header); in && LLVMIsAPHINode(in);
          in = LLVMGetNextInstruction(in)) {
@@ -84,7 +83,7 @@ static LLVMValueRef counter(LLVMBasicBlockRef header, LLVMValueRef *next)
  * the counter plus one) with a group-sized count. */
 static bool counts_group(LLVMValueRef br, LLVMBasicBlockRef header)
 {
-    LLVMValueRef next, x = counter(header, &next);
+    LLVMValueRef next, x = kiln_cc_loop_counter(header, &next);
     if (!x || !LLVMIsConditional(br))
         return false;
     LLVMValueRef test = LLVMGetCondition(br);
@@ -139,7 +138,7 @@ unsigned kiln_cc_drop_stray_loop_ids(LLVMContextRef ctx, LLVMValueRef fn, bool *
         LLVMValueRef next;
         if (!loops[i].header)
             continue; /* not a latch: leave it to LLVM */
-        stray[i] = !counter(loops[i].header, &next);
+        stray[i] = !kiln_cc_loop_counter(loops[i].header, &next);
         for (unsigned j = 0; j < n && !stray[i] && !loops[i].counts; j++)
             stray[i] =
                 j != i && loops[j].header && loops[j].counts && loops[j].group == loops[i].group &&
