@@ -204,6 +204,7 @@ static void test_worker_completion(struct kt_env *env)
  * their own status, whichever side comes first.
  */
 enum { RACE_COMMANDS = 2000 };
+static int race_commands = RACE_COMMANDS; /* argv[1] may ask for fewer */
 static atomic_int race_count[RACE_COMMANDS][2];
 static atomic_int race_wrong, race_late;
 
@@ -217,7 +218,7 @@ static void CL_CALLBACK count_start(cl_event e, cl_int status, void *data)
      * return: they run as it starts, before its work is handed to the workers. */
     cl_int now = CL_COMPLETE;
     clGetEventInfo(e, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof(now), &now, NULL);
-    if ((v >> 1) < RACE_COMMANDS / 2 && now == CL_COMPLETE)
+    if ((v >> 1) < race_commands / 2 && now == CL_COMPLETE)
         atomic_fetch_add(&race_late, 1);
     atomic_fetch_add(&race_count[v >> 1][running], 1);
 }
@@ -240,9 +241,9 @@ static void test_start_race(struct kt_env *env)
     cl_event gate = clCreateUserEvent(env->context, &err);
     KT_REQUIRE(err == CL_SUCCESS, "clCreateUserEvent: %d", err);
     size_t global = 64;
-    for (int i = 0; i < RACE_COMMANDS; i++) {
+    for (int i = 0; i < race_commands; i++) {
         cl_event e;
-        if (i == RACE_COMMANDS / 2)
+        if (i == race_commands / 2)
             KT_EXPECT(clSetUserEventStatus(gate, CL_COMPLETE), CL_SUCCESS);
         err = clEnqueueNDRangeKernel(env->queue, k, 1, NULL, &global, NULL, i == 0,
                                      i == 0 ? &gate : NULL, &e);
@@ -255,7 +256,7 @@ static void test_start_race(struct kt_env *env)
     }
     KT_EXPECT(clFinish(env->queue), CL_SUCCESS);
     int missing = 0, twice = 0;
-    for (int i = 0; i < RACE_COMMANDS; i++)
+    for (int i = 0; i < race_commands; i++)
         for (int s = 0; s < 2; s++) {
             int n = atomic_load(&race_count[i][s]);
             missing += n == 0;
@@ -428,8 +429,19 @@ static void test_program_release(struct kt_env *env)
     clReleaseProgram(p);
 }
 
-int main(void)
+/* test_api_callbacks [RACE_COMMANDS]: the start race's command count, 2 to 2000 (default
+ * 2000). The allocation-failure sweep runs with no worker threads, where nothing races and
+ * every command repeats the same allocations: it asks for 64. */
+int main(int argc, char **argv)
 {
+    if (argc > 1) {
+        int n = atoi(argv[1]);
+        if (n < 2 || n > RACE_COMMANDS) {
+            fprintf(stderr, "usage: %s [RACE_COMMANDS: 2 to %d]\n", argv[0], RACE_COMMANDS);
+            return 2;
+        }
+        race_commands = n;
+    }
     struct kt_env env;
     kt_setup(&env, 0);
     test_event_errors(&env);

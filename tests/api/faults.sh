@@ -1,9 +1,9 @@
 #!/bin/sh
 # Allocation-failure injection run (docs/testing.md, "Allocation failures").
 #
-#   faults.sh [-t SECONDS] [-s STEP] [-f FIRST] TEST...
+#   faults.sh [-t SECONDS] [-s STEP] [-f FIRST] [-a ARGUMENTS] TEST...
 #
-# For each test binary, runs it with KILN_FAIL_ALLOC=N for N = FIRST, FIRST+STEP, ...
+# For each test binary, runs it (with ARGUMENTS, split at spaces) with KILN_FAIL_ALLOC=N for N = FIRST, FIRST+STEP, ...
 # (default 1, 2, 3, ...) until a run reports no injected failure, i.e. N is past the
 # last allocation the test makes. Kiln must be built with -DKILN_FAULT_INJECTION=ON,
 # and with -DKILN_SANITIZE=address so that LeakSanitizer reports leaks.
@@ -20,16 +20,18 @@ set -u
 timeout_s=60
 step=1
 first=1
-while getopts t:s:f: opt; do
+args=
+while getopts t:s:f:a: opt; do
     case $opt in
     t) timeout_s=$OPTARG ;;
     s) step=$OPTARG ;;
     f) first=$OPTARG ;;
-    *) echo "usage: $0 [-t SECONDS] [-s STEP] [-f FIRST] TEST..." >&2; exit 2 ;;
+    a) args=$OPTARG ;;
+    *) echo "usage: $0 [-t SECONDS] [-s STEP] [-f FIRST] [-a ARGUMENTS] TEST..." >&2; exit 2 ;;
     esac
 done
 shift $((OPTIND - 1))
-[ $# -gt 0 ] || { echo "usage: $0 [-t SECONDS] [-s STEP] [-f FIRST] TEST..." >&2; exit 2; }
+[ $# -gt 0 ] || { echo "usage: $0 [-t SECONDS] [-s STEP] [-f FIRST] [-a ARGUMENTS] TEST..." >&2; exit 2; }
 
 # Sanitizer reports go to the log; exit code 99 tells them from a test's own failure.
 ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}exitcode=99:detect_leaks=1"
@@ -52,7 +54,7 @@ for test in "$@"; do
     runs=0 crashes=0 hangs=0 leaks=0 abandoned=0 set_aside=
     n=$first
     while :; do
-        KILN_FAIL_ALLOC=$n timeout -k 5 "$timeout_s" "$test" >/dev/null 2>"$log"
+        KILN_FAIL_ALLOC=$n timeout -k 5 "$timeout_s" "$test" $args >/dev/null 2>"$log"
         rc=$?
         runs=$((runs + 1))
         injected=0

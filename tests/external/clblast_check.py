@@ -1,20 +1,21 @@
 #!/usr/bin/env python3
 """Runs one of CLBlast's correctness tests (Debian package clblast-tests) against Kiln and checks
-the routines of one precision.
+its routines of the precisions asked for.
 
 Each clblast_test_<routine> binary tests its routine in every precision, one after the other
 (SAXPY, DAXPY, CAXPY, ZAXPY, HAXPY...), comparing with the reference CBLAS, at the binary's
-default (short) sizes. This script runs the binary on the OpenCL platform whose name contains
-"Kiln" (or $KILN_TEST_PLATFORM) and reads its report of each routine:
+default (short) sizes. This script runs the binary once on the OpenCL platform whose name
+contains "Kiln" (or $KILN_TEST_PLATFORM) and reads its report of each routine:
 
   single  the S and C routines (float, complex float) must have passed tests and no failure;
   double  the D and Z routines (double, complex double), likewise when the device reports
-          cl_khr_fp64. When it does not, the binary is not run and the script exits 77 (ctest's
-          skip): CLBlast would only print "Unsupported precision" for them.
+          cl_khr_fp64. When it does not, they are left out, saying so: CLBlast would only
+          print "Unsupported precision" for them. If nothing else is asked for, the binary is
+          not run and the script exits 77 (ctest's skip).
 
-usage: clblast_check.py ROUTINE single|double [--bin-dir DIR] [--timeout S]
+usage: clblast_check.py ROUTINE single|double... [--bin-dir DIR] [--timeout S]
 Exit status: 0 when the check passes, 1 when it fails, 77 when clblast-tests is not installed
-or the precision is not supported by the device.
+or no precision asked for is supported by the device.
 """
 import argparse
 import ctypes
@@ -91,7 +92,7 @@ def parse(output):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("routine")
-    ap.add_argument("precision", choices=sorted(PRECISIONS))
+    ap.add_argument("precision", nargs="+", choices=sorted(PRECISIONS))
     ap.add_argument("--bin-dir", default="/usr/bin")
     ap.add_argument("--timeout", type=float, default=500.0)
     args = ap.parse_args()
@@ -103,10 +104,13 @@ def main():
 
     want = os.environ.get("KILN_TEST_PLATFORM", "Kiln")
     index, extensions = find_platform(want)
-    if args.precision == "double" and "cl_khr_fp64" not in extensions:
+    precisions = sorted(set(args.precision))
+    if "double" in precisions and "cl_khr_fp64" not in extensions:
         print("clblast_check: the device of \"%s\" does not report cl_khr_fp64: CLBlast's double"
-              " precision routines cannot run; skipped" % want)
-        return SKIP
+              " precision routines cannot run; not checked" % want)
+        precisions.remove("double")
+        if not precisions:
+            return SKIP
 
     try:
         proc = subprocess.run([binary, "-platform", str(index), "-device", "0"],
@@ -116,12 +120,14 @@ def main():
         fail("%s ran longer than %.0f s" % (binary, args.timeout))
     output = proc.stdout.decode("utf-8", "replace")
     results = parse(output)
-    mine = {r: c for r, c in results.items() if r[0] in PRECISIONS[args.precision]}
+    letters = "".join("".join(PRECISIONS[p]) for p in precisions)
+    mine = {r: c for r, c in results.items() if r[0] in letters}
     problems = []
     if proc.returncode < 0:
         problems.append("%s died with signal %d" % (binary, -proc.returncode))
-    if not mine:
-        problems.append("no %s precision routine in the report" % args.precision)
+    for precision in precisions:
+        if not any(r[0] in PRECISIONS[precision] for r in mine):
+            problems.append("no %s precision routine in the report" % precision)
     for routine, (passed, skipped, failed) in sorted(mine.items()):
         if skipped < 0:
             print("clblast_check: %s: skipped, unsupported precision" % routine)
