@@ -147,6 +147,37 @@ static void kiln_pipe_group_commit(kiln_pipe_t p, int side, __private void *rid)
         kiln_pipe_commit(p, side, kiln_rid_bits(rid));
 }
 
+/*
+ * read_pipe/write_pipe without a reservation id, at a call every work-item of the group makes
+ * once (2-link/pipe_groups.c puts these in for __read_pipe_2/__write_pipe_2 where it proves
+ * that): one reservation for the whole group, in which work-item k takes packet k, committed
+ * after the group's last access. Where the pipe lacks room (write) or packets (read) for the
+ * whole group, every work-item tries alone, as without the batch. Either way each work-item
+ * gets the outcome one of the orders of the group's one-packet calls could give it: the
+ * specification orders none of them.
+ */
+static int kiln_pipe_group_one(kiln_pipe_t p, int side, void *data, uint size, uint align)
+{
+    const struct kiln_wg_ctx *ctx = __kiln_ctx();
+    uint n = (uint)(ctx->local_size[0] * ctx->local_size[1] * ctx->local_size[2]);
+    __private void *rid = kiln_pipe_group_reserve(p, side, n, size);
+    if (!kiln_pipe_id_valid(kiln_rid_bits(rid)))
+        return kiln_pipe_one(p, side, data, size, align);
+    int r = kiln_pipe_at(p, side, rid, (uint)get_local_linear_id(), data, size, align);
+    kiln_pipe_group_commit(p, side, rid);
+    return r;
+}
+
+int __kiln_read_pipe_group(kiln_pipe_t p, void *data, uint size, uint align)
+{
+    return kiln_pipe_group_one(p, KILN_PIPE_READ, data, size, align);
+}
+
+int __kiln_write_pipe_group(kiln_pipe_t p, void *data, uint size, uint align)
+{
+    return kiln_pipe_group_one(p, KILN_PIPE_WRITE, data, size, align);
+}
+
 int __read_pipe_2(kiln_pipe_t p, void *data, uint size, uint align)
 {
     return kiln_pipe_one(p, KILN_PIPE_READ, data, size, align);

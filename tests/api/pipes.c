@@ -843,6 +843,12 @@ int main(int argc, char **argv)
     transfer(&env, prog, &types[2], 64, 1, "", 0);
     transfer(&env, prog, &types[2], 64, 1, "wi", 0);
     transfer(&env, prog, &types[2], 64, 1, "wg", 1);
+    /* One-packet calls that whole groups make take one reservation per group
+     * (2-link/pipe_groups.c): groups of 64 and a last group of 40, then a pipe with room for
+     * one group and 36 packets more, so that the second group's work-items make their own
+     * calls and 36 of them get through. */
+    transfer(&env, prog, &types[2], 1000, 1000, "", 64);
+    transfer(&env, prog, &types[2], 1000, 100, "", 64);
     /* 10^6 packets, with both ways, and groups of 4096. */
     transfer(&env, prog, &types[2], 1000000, 1000000, "", 0);
     transfer(&env, prog, &types[2], 1000000, 1000000, "wg", 250);

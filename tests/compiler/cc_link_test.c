@@ -164,9 +164,85 @@ static int test_copy_ahead(void)
     return 0;
 }
 
+/*
+ * A read_pipe or write_pipe without a reservation that every work-item makes once, in a kernel
+ * where nothing waits, becomes the library's group function (pipe_groups.c); each -D below
+ * breaks one condition and keeps the one-packet call.
+ */
+static int test_pipe_groups(void)
+{
+    static const char src[] =
+        "#if defined(HELPER)\n"
+        "int put(write_only pipe int p, int v) { return write_pipe(p, &v); }\n"
+        "#endif\n"
+        "kernel void w(global const int *in, write_only pipe int p, global int *st, uint n,\n"
+        "              global int *c)\n"
+        "{\n"
+        "    size_t g = get_global_id(0);\n"
+        "    int s = 0;\n"
+        "#if defined(GUARDED)\n"
+        "    if (g < n)\n"
+        "#elif defined(RETURNS)\n"
+        "    if (g >= n)\n"
+        "        return;\n"
+        "#elif defined(LOOPED)\n"
+        "    for (uint i = 0; i < n; i++)\n"
+        "#endif\n"
+        "#if defined(HELPER)\n"
+        "        s = put(p, in[g]);\n"
+        "#else\n"
+        "        s = write_pipe(p, &in[g]);\n"
+        "#endif\n"
+        "#if defined(TWICE)\n"
+        "    s += write_pipe(p, &in[g + 1]);\n"
+        "#elif defined(ATOMIC)\n"
+        "    atomic_inc(c);\n"
+        "#elif defined(BARRIER)\n"
+        "    barrier(CLK_GLOBAL_MEM_FENCE);\n"
+        "#elif defined(VOLATILE)\n"
+        "    while (*(volatile global int *)c == 0)\n"
+        "        ;\n"
+        "#endif\n"
+        "    st[g] = s + (int)sqrt((float)g);\n"
+        "}\n"
+        "kernel void r(read_only pipe int p, global int *out, global int *st)\n"
+        "{\n"
+        "    int v = 0;\n"
+        "    int s = read_pipe(p, &v);\n"
+        "    out[get_global_id(0)] = v;\n"
+        "    st[get_global_id(0)] = s;\n"
+        "}\n";
+    static const char write_one[] = "call i32 @__write_pipe_2(";
+    static const char write_group[] = "call i32 @__kiln_write_pipe_group(";
+    char *text = ct_dumped_ir(src, "-cl-std=CL2.0", "linked");
+    CHECK(text);
+    CHECK(strstr(text, write_group));
+    CHECK(strstr(text, "call i32 @__kiln_read_pipe_group("));
+    CHECK(!strstr(text, write_one));
+    CHECK(!strstr(text, "call i32 @__read_pipe_2("));
+    free(text);
+    static const char *const kept[] = {
+        "-cl-std=CL2.0 -DGUARDED", "-cl-std=CL2.0 -DRETURNS",  "-cl-std=CL2.0 -DLOOPED",
+        "-cl-std=CL2.0 -DHELPER",  "-cl-std=CL2.0 -DTWICE",    "-cl-std=CL2.0 -DATOMIC",
+        "-cl-std=CL2.0 -DBARRIER", "-cl-std=CL2.0 -DVOLATILE", "-cl-std=CL2.0 -cl-opt-disable",
+    };
+    for (size_t i = 0; i < sizeof(kept) / sizeof(kept[0]); i++) {
+        text = ct_dumped_ir(src, kept[i], "linked");
+        CHECK(text);
+        if (!strstr(text, write_one) || strstr(text, write_group)) {
+            fprintf(stderr, "pipe_groups: %s: the write was rewritten\n", kept[i]);
+            free(text);
+            return 1;
+        }
+        free(text);
+    }
+    return 0;
+}
+
 const struct ct_test ct_tests[] = {
     {"math", test_math},
     {"work_dims", test_work_dims},
     {"copy_ahead", test_copy_ahead},
+    {"pipe_groups", test_pipe_groups},
 };
 const size_t ct_num_tests = sizeof(ct_tests) / sizeof(ct_tests[0]);

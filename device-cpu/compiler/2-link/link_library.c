@@ -6,7 +6,9 @@
  * and LLVM's linker copies such a definition only when the destination refers to
  * it; the library is loaded lazily, so a kernel pays only for the builtins it calls,
  * in reading them as in linking them. Casts from double to half become calls of the
- * library's convert_half first (half_casts.c), so that the linker brings it in.
+ * library's convert_half first (half_casts.c), and one-packet pipe calls that whole groups
+ * make become calls of the library's group functions (pipe_groups.c), so that the linker
+ * brings those in.
  *
  * A kernel's own inline definition (C99 §6.7.4: `inline` without `extern`) comes from Clang
  * as available_externally: a body the optimiser may use, whose real definition is
@@ -46,6 +48,8 @@ static void define_host_facts(struct kiln_cc_build *b)
 enum kiln_cc_status kiln_cc_link_library(struct kiln_cc_build *b)
 {
     enum kiln_cc_status status = kiln_cc_lower_half_casts(b);
+    if (status == KILN_CC_OK)
+        status = kiln_cc_batch_pipe_calls(b);
     if (status != KILN_CC_OK)
         return status;
     size_t size = (size_t)(kiln_cc_kernel_lib_end - kiln_cc_kernel_lib_start);
