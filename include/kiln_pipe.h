@@ -11,7 +11,12 @@
  * the write side's entry table and the read side's (`slots` 64-bit entries
  * each), then `slots` packets of packet_size bytes, 128-byte aligned. `slots` is
  * max_packets rounded up to a power of two: ring index i lives in slot
- * i & (slots - 1); at most max_packets slots are ever in use.
+ * i & (slots - 1); at most max_packets slots are ever in use. After the packets,
+ * each side has a spill area (kiln_pipe_spill) where a work-group's one-packet
+ * calls (kernel-lib/pipes/pipes.cl) move a reservation that wraps round the ring,
+ * so that the group's work-items always access consecutive packets. At most one
+ * reservation of a side wraps at a time: the ring cannot move a whole lap while it
+ * is outstanding.
  *
  * Who. Any number of writers (work-items, work-groups, host threads) and any
  * number of readers, concurrently. Capacity: max_packets packets.
@@ -197,11 +202,27 @@ static inline kiln_pipe_u64 kiln_pipe_data_offset(kiln_pipe_u32 slots)
     return (end + 127) / 128 * 128;
 }
 
-/* Bytes of a whole pipe. */
+/* The largest spill area, per side. */
+#define KILN_PIPE_SPILL_MAX 65536u
+
+static inline kiln_pipe_u64 kiln_pipe_round128(kiln_pipe_u64 bytes)
+{
+    return (bytes + 127) / 128 * 128;
+}
+
+/* Bytes of one side's spill area: the ring's size, at most KILN_PIPE_SPILL_MAX. */
+static inline kiln_pipe_u64 kiln_pipe_spill_bytes(kiln_pipe_u32 slots, kiln_pipe_u32 packet_size)
+{
+    kiln_pipe_u64 ring = (kiln_pipe_u64)slots * packet_size;
+    return ring < KILN_PIPE_SPILL_MAX ? ring : KILN_PIPE_SPILL_MAX;
+}
+
+/* Bytes of a whole pipe: header, tables, packets, and the two spill areas. */
 static inline kiln_pipe_u64 kiln_pipe_bytes(kiln_pipe_u32 packet_size, kiln_pipe_u32 max_packets)
 {
     kiln_pipe_u32 slots = kiln_pipe_slots(max_packets);
-    return kiln_pipe_data_offset(slots) + (kiln_pipe_u64)slots * packet_size;
+    return kiln_pipe_data_offset(slots) + kiln_pipe_round128((kiln_pipe_u64)slots * packet_size) +
+           2 * kiln_pipe_round128(kiln_pipe_spill_bytes(slots, packet_size));
 }
 
 static inline KILN_PIPE_GLOBAL kiln_pipe_atomic *
@@ -217,6 +238,15 @@ static inline KILN_PIPE_GLOBAL unsigned char *kiln_pipe_data(KILN_PIPE_GLOBAL st
 {
     return (KILN_PIPE_GLOBAL unsigned char *)p +
            kiln_pipe_data_offset(KILN_PIPE_FIXED(p, mask) + 1);
+}
+
+/* The spill area of `side` (KILN_PIPE_WRITE or KILN_PIPE_READ). */
+static inline KILN_PIPE_GLOBAL unsigned char *kiln_pipe_spill(KILN_PIPE_GLOBAL struct kiln_pipe *p,
+                                                              int side)
+{
+    kiln_pipe_u32 slots = KILN_PIPE_FIXED(p, mask) + 1, size = KILN_PIPE_FIXED(p, packet_size);
+    return kiln_pipe_data(p) + kiln_pipe_round128((kiln_pipe_u64)slots * size) +
+           (kiln_pipe_u64)side * kiln_pipe_round128(kiln_pipe_spill_bytes(slots, size));
 }
 
 static inline int kiln_pipe_id_valid(kiln_pipe_u64 id)

@@ -152,20 +152,64 @@ static void kiln_pipe_group_commit(kiln_pipe_t p, int side, __private void *rid)
  * once (2-link/pipe_groups.c puts these in for __read_pipe_2/__write_pipe_2 where it proves
  * that): one reservation for the whole group, in which work-item k takes packet k, committed
  * after the group's last access. Where the pipe lacks room (write) or packets (read) for the
- * whole group, every work-item tries alone, as without the batch. Either way each work-item
- * gets the outcome one of the orders of the group's one-packet calls could give it: the
- * specification orders none of them.
+ * whole group, or the group's packets do not fit a spill area, every work-item makes its own
+ * one-packet call, as without the batch. Either way each work-item gets an outcome one of the
+ * orders of the group's one-packet calls could give it: the specification orders none of them.
+ *
+ * The work-items access consecutive packets (vector moves once the work-item loop is
+ * vectorised): the reservation's own slots, or, when it wraps round the ring, the side's spill
+ * area (kiln_pipe.h), which the leader fills from the ring before a read and empties into it
+ * after a write.
  */
+static void kiln_pipe_spill_move(kiln_pipe_t p, int side, ulong id, uint n, uint size, uint align)
+{
+    if ((id & KILN_PIPE_FIXED(p, mask)) + n <= (ulong)KILN_PIPE_FIXED(p, mask) + 1)
+        return;
+    __global uchar *spill = kiln_pipe_spill(p, side);
+    for (uint i = 0; i < n; i++) {
+        __global uchar *slot = kiln_pipe_slot(p, id + i, size);
+        if (side == KILN_PIPE_READ)
+            kiln_pipe_copy(spill + (ulong)i * size, slot, size, align);
+        else
+            kiln_pipe_copy(slot, spill + (ulong)i * size, size, align);
+    }
+}
+
 static int kiln_pipe_group_one(kiln_pipe_t p, int side, void *data, uint size, uint align)
 {
     const struct kiln_wg_ctx *ctx = __kiln_ctx();
     uint n = (uint)(ctx->local_size[0] * ctx->local_size[1] * ctx->local_size[2]);
-    __private void *rid = kiln_pipe_group_reserve(p, side, n, size);
-    if (!kiln_pipe_id_valid(kiln_rid_bits(rid)))
+    uint slots = KILN_PIPE_FIXED(p, mask) + 1;
+    if (size != KILN_PIPE_FIXED(p, packet_size) ||
+        (ulong)n * size > kiln_pipe_spill_bytes(slots, size))
         return kiln_pipe_one(p, side, data, size, align);
-    int r = kiln_pipe_at(p, side, rid, (uint)get_local_linear_id(), data, size, align);
-    kiln_pipe_group_commit(p, side, rid);
-    return r;
+    __global ulong *r = (__global ulong *)(ctx->group_shared + KILN_GROUP_SHARED_SLOTS * 8);
+    barrier(KILN_PIPE_FENCE); /* nobody still reads the area */
+    if (__kiln_group_leader()) {
+        ulong id = kiln_pipe_reserve(p, side, n, 1);
+        if (side == KILN_PIPE_READ && kiln_pipe_id_valid(id))
+            kiln_pipe_spill_move(p, side, id, n, size, align);
+        *r = id;
+    }
+    barrier(KILN_PIPE_FENCE);
+    ulong id = *r;
+    if (!kiln_pipe_id_valid(id))
+        return kiln_pipe_one(p, side, data, size, align);
+    ulong first = id & KILN_PIPE_FIXED(p, mask);
+    __global uchar *base =
+        first + n > slots ? kiln_pipe_spill(p, side) : kiln_pipe_data(p) + first * size;
+    __global uchar *packet = base + (ulong)get_local_linear_id() * size;
+    if (side == KILN_PIPE_READ)
+        kiln_pipe_copy(data, packet, size, align);
+    else
+        kiln_pipe_copy(packet, data, size, align);
+    barrier(KILN_PIPE_FENCE); /* every work-item's packet is in place */
+    if (__kiln_group_leader()) {
+        if (side == KILN_PIPE_WRITE)
+            kiln_pipe_spill_move(p, side, id, n, size, align);
+        kiln_pipe_commit(p, side, id);
+    }
+    return 0;
 }
 
 int __kiln_read_pipe_group(kiln_pipe_t p, void *data, uint size, uint align)
