@@ -6,8 +6,9 @@
 #   checked    Debug (assertions, the IR verified after every compiler stage) built by Clang with
 #              AddressSanitizer, UndefinedBehaviorSanitizer and LeakSanitizer, allocation-failure
 #              injection and fuzzing instrumentation: every test, piglit and CLBlast included,
-#              but the benchmark's smoke run (label `no-sanitize`: it loads PoCL, whose LLVM
-#              leaks at exit), the compiler tests again with the IR verified after every LLVM
+#              but those labelled `no-sanitize` (the benchmark's smoke run: it loads PoCL, whose
+#              LLVM leaks at exit; piglit's builtin groups: they test kernel code, which the
+#              sanitizers do not instrument), the compiler tests again with the IR verified after every LLVM
 #              pass (KILN_VERIFY_EACH=1), then the allocation-failure sweep (`faults`) and the
 #              fuzzers (`fuzz`, seconds each).
 #   tsan       ThreadSanitizer: every test labelled `threaded`.
