@@ -186,7 +186,9 @@ static int kiln_pipe_group_one(kiln_pipe_t p, int side, void *data, uint size, u
     __global ulong *r = (__global ulong *)(ctx->group_shared + KILN_GROUP_SHARED_SLOTS * 8);
     barrier(KILN_PIPE_FENCE); /* nobody still reads the area */
     if (__kiln_group_leader()) {
-        ulong id = kiln_pipe_reserve(p, side, n, 1);
+        /* Not counted: it stands for one-packet calls, which the active-reservation bound
+         * (the reserve_* built-ins') leaves out. */
+        ulong id = kiln_pipe_reserve(p, side, n, 0);
         if (side == KILN_PIPE_READ && kiln_pipe_id_valid(id))
             kiln_pipe_spill_move(p, side, id, n, size, align);
         *r = id;
