@@ -265,6 +265,8 @@ static struct {
     .tail = &builder.head,
 };
 
+static void builder_stop(void);
+
 static void *builder_main(void *arg)
 {
     (void)arg;
@@ -272,6 +274,13 @@ static void *builder_main(void *arg)
     /* The lowest priority: a variant is worth building with time the workers leave, not
      * with theirs (Linux gives each thread its own nice value). */
     (void)setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), 19);
+    /*
+     * builder_queue registered builder_stop after opening the compiler's back end; what the
+     * compiler sets up on first use registers its destructors later, so builder_stop is
+     * registered again after the first build (exit handlers run last registered first; a second
+     * call does nothing).
+     */
+    bool first = true;
     pthread_mutex_lock(&builder.lock);
     for (;;) {
         struct variant_job *job = builder.head;
@@ -289,6 +298,9 @@ static void *builder_main(void *arg)
 
         bool ok = build_variant(job->p, job->gen, job->options, job->v, " in the background");
         build_settle(job->p, job->v, ok);
+        if (first)
+            (void)atexit(builder_stop);
+        first = false;
         pthread_mutex_lock(&builder.lock);
         builder.running = NULL;
         pthread_cond_broadcast(&builder.done);
@@ -337,9 +349,18 @@ static bool builder_queue(cl_program p, const struct kiln_cc_kernel *gen, struct
     if (!job)
         return false;
     *job = (struct variant_job){NULL, p, gen, v, options};
+    /*
+     * Exit handlers run last registered first, and builder_stop must run before the compiler's
+     * exit-time destructors: so the back end (LLVM) is opened here, before builder_stop is
+     * registered, even where the program came from the kernel cache and nothing has compiled
+     * yet (a one-time cost of some 15 ms). Opened by the builder's first build instead, LLVM
+     * would register its destructors while an exiting process runs its handlers, and they would
+     * run under that build (api/variant-exit). Opening it again is a pthread_once.
+     */
+    const struct kiln_cc_interface *cc = NULL;
+    if (kiln_rt_compiler(&cc) == CL_SUCCESS)
+        (void)cc->open_backend();
     pthread_mutex_lock(&builder.lock);
-    /* The exit handler is registered after the compiler library is loaded (the program's own
-     * build loaded it), so it runs before the library's exit-time destructors. */
     if (!builder.hooked && atexit(builder_stop) == 0 &&
         pthread_atfork(NULL, NULL, builder_forked) == 0)
         builder.hooked = true;

@@ -39,6 +39,7 @@
 #include "binary.h"
 #include "cc_util.h"
 #include "frontend.h"
+#include "frontend_shim.h"
 #include "link_stage.h"
 #include "workgroup.h"
 #include "optimize.h"
@@ -598,6 +599,7 @@ static bool init(const char *target_id, const char *extensions, const char *feat
 {
     target = target_id;
     kiln_cc_frontend_language_set(extensions, features);
+    kiln_cc_frontend_prepare();
     return target && host_init();
 }
 

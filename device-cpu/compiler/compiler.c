@@ -95,6 +95,14 @@ static const struct kiln_cc_backend *get_backend(struct kiln_cc_log *log)
     return backend;
 }
 
+/* The interface's open_backend. */
+static bool open_backend_now(void)
+{
+    if (pthread_once(&backend_once, open_backend) != 0)
+        abort();
+    return backend != NULL;
+}
+
 /* Frees p and its code. */
 static void destroy(struct kiln_cc_program *p)
 {
@@ -408,6 +416,7 @@ static const struct kiln_cc_interface interface = {
     .build_variant = build_variant,
     .set_language = set_language,
     .target = kiln_cc_target_id,
+    .open_backend = open_backend_now,
 };
 
 __attribute__((visibility("default"))) const struct kiln_cc_interface *kiln_cc_interface(void)

@@ -240,9 +240,16 @@ struct kiln_cc_interface {
      * binaries on. NULL when it cannot be computed.
      */
     const char *(*target)(void);
+    /*
+     * Opens the back end (libkiln-cc-llvm.so, and with it LLVM and Clang) now if no build has
+     * yet: false when it cannot be opened. A thread that is about to compile can open it first
+     * and then register an exit handler that waits for its builds, so that the handler runs
+     * before LLVM's own exit-time destructors (runtime/variant.c).
+     */
+    bool (*open_backend)(void);
 };
 
-#define KILN_CC_ABI_VERSION 15
+#define KILN_CC_ABI_VERSION 16
 
 /*
  * CL_DEVICE_MAX_GLOBAL_VARIABLE_SIZE: a program with a larger program-scope variable fails to

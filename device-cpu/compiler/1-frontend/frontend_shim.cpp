@@ -22,6 +22,7 @@
 #include <clang/AST/Decl.h>
 #include <clang/Basic/DiagnosticOptions.h>
 #include <clang/CodeGen/CodeGenAction.h>
+#include <clang/Driver/Options.h>
 #include <clang/Frontend/CompilerInstance.h>
 #include <clang/Frontend/CompilerInvocation.h>
 #include <clang/Frontend/MultiplexConsumer.h>
@@ -128,8 +129,13 @@ bool run_clang(llvm::LLVMContext &context, llvm::ArrayRef<const char *> args,
         memory->addFile(files[i].path, 0,
                         llvm::MemoryBuffer::getMemBufferCopy(data, files[i].path));
     }
+    /*
+     * A file system of this build's own, not getRealFileSystem(): that one is a static made on
+     * first use and destroyed at exit, which a compile on the runtime's background builder
+     * could then still be using (runtime/variant.c, builder_stop).
+     */
     llvm::IntrusiveRefCntPtr<llvm::vfs::OverlayFileSystem> overlay(
-        new llvm::vfs::OverlayFileSystem(llvm::vfs::getRealFileSystem()));
+        new llvm::vfs::OverlayFileSystem(llvm::vfs::createPhysicalFileSystem().release()));
     overlay->pushOverlay(memory);
     ci.createFileManager(overlay);
 
@@ -162,4 +168,9 @@ kiln_cc_frontend_compile(LLVMContextRef ctx, const char *const *args, size_t num
         return KILN_CC_FRONTEND_ERROR;
     *out = llvm::wrap(module.release());
     return KILN_CC_FRONTEND_OK;
+}
+
+void kiln_cc_frontend_prepare(void)
+{
+    (void)clang::driver::getDriverOptTable();
 }

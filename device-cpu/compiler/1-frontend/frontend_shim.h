@@ -41,6 +41,14 @@ enum kiln_cc_frontend_result kiln_cc_frontend_compile(LLVMContextRef ctx, const 
                                                       size_t num_files, LLVMModuleRef *out,
                                                       char **diagnostics);
 
+/*
+ * Makes now what Clang otherwise makes on its first run and destroys at exit: its table of
+ * command-line options. The back end's init() calls it, so that those destructors are
+ * registered before the runtime's exit handler that waits for background builds
+ * (runtime/variant.c) and run after it.
+ */
+void kiln_cc_frontend_prepare(void);
+
 #ifdef __cplusplus
 }
 #endif
