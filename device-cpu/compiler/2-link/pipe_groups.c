@@ -128,8 +128,9 @@ static bool group_uniform(LLVMValueRef v)
             continue;
         }
         LLVMValueRef f = callee_of(user);
-        if (f && LLVMGetIntrinsicID(f) && LLVMGetTypeKind(LLVMTypeOf(user)) == LLVMVoidTypeKind)
-            continue; /* lifetime markers */
+        size_t len;
+        if (f && strncmp(LLVMGetValueName2(f, &len), "llvm.lifetime.", 14) == 0)
+            continue;
         return false;
     }
     return arg != NULL;
