@@ -64,23 +64,42 @@ void kiln_rt_command_discard(struct kiln_rt_command *cmd)
     command_free(cmd);
 }
 
-static void command_free(struct kiln_rt_command *cmd)
+/*
+ * The objects a command holds go before its event completes: a host thread that sees the
+ * event complete (clFinish, a blocking read after it) and then releases the last handle of
+ * a kernel must find the kernel gone, or clBuildProgram on its program would still refuse
+ * (kernel objects attached). Safe to call twice.
+ */
+static void command_drop_held(struct kiln_rt_command *cmd)
 {
     for (int i = 0; i < 2; i++)
-        if (cmd->mems[i])
+        if (cmd->mems[i]) {
             kiln_rt_obj_drop(&cmd->mems[i]->obj);
+            cmd->mems[i] = NULL;
+        }
     if (cmd->kind == KILN_CMD_NDRANGE) {
-        if (cmd->u.nd.kernel)
+        if (cmd->u.nd.kernel) {
             kiln_rt_obj_drop(&cmd->u.nd.kernel->obj);
+            cmd->u.nd.kernel = NULL;
+        }
         for (unsigned i = 0; i < cmd->u.nd.num_held; i++)
             kiln_rt_obj_drop(&cmd->u.nd.held[i]->obj);
+        cmd->u.nd.num_held = 0;
         kiln_rt_enqueue_release(&cmd->u.nd);
-        if ((unsigned char *)cmd->u.nd.work.args != cmd->inline_args)
-            free(cmd->u.nd.work.args); /* the held list and the argument store with it */
     }
     if (cmd->kind == KILN_CMD_NATIVE) {
         for (cl_uint i = 0; i < cmd->u.native.num_held; i++)
             kiln_rt_obj_drop(&cmd->u.native.held[i]->obj);
+        cmd->u.native.num_held = 0;
+    }
+}
+
+static void command_free(struct kiln_rt_command *cmd)
+{
+    command_drop_held(cmd);
+    if (cmd->kind == KILN_CMD_NDRANGE && (unsigned char *)cmd->u.nd.work.args != cmd->inline_args)
+        free(cmd->u.nd.work.args); /* the held list and the argument store with it */
+    if (cmd->kind == KILN_CMD_NATIVE) {
         free(cmd->u.native.held);
         free(cmd->u.native.work.args);
     }
@@ -113,6 +132,7 @@ cl_int kiln_rt_check_wait_list(cl_command_queue q, cl_uint num_events, const cl_
 
 static void complete(struct kiln_rt_command *cmd, cl_int status)
 {
+    command_drop_held(cmd);
     kiln_rt_event_finish(cmd->event, status);
     command_free(cmd);
 }

@@ -3,7 +3,8 @@
  * the fact, completions on worker threads, registration racing a command's start,
  * re-entry into the API from a callback),
  * clSetMemObjectDestructorCallback and clSetContextDestructorCallback (reverse
- * order, only once the object is really freed), clSetProgramReleaseCallback
+ * order, only once the object is really freed, at once when a command that used it has
+ * completed), clSetProgramReleaseCallback
  * (refused: see docs/runtime.md).
  */
 #include "kiln_test.h"
@@ -385,6 +386,64 @@ static void test_mem_destructors(struct kt_env *env)
              "sub-buffer, then parent: %d %d", calls[0].tag, calls[1].tag);
 }
 
+/* A completion callback that keeps its worker busy after the event is complete. */
+static void CL_CALLBACK linger(cl_event e, cl_int status, void *data)
+{
+    (void)e;
+    (void)data;
+    struct timespec ts = {0, 20000000};
+    nanosleep(&ts, NULL);
+    record(200, status);
+}
+
+/*
+ * A command lets go of its kernel and buffers before its event completes: a thread that sees
+ * it complete and releases its own handles finds the objects gone at once (the buffer's
+ * destructor has run; the program rebuilds, no kernel attached), even while the thread that
+ * completed the command is still in the event's callbacks.
+ */
+static void test_held_before_complete(struct kt_env *env)
+{
+    static const char src[] = "kernel void one(global int *p) { p[get_global_id(0)] = 1; }\n";
+    cl_int err;
+    cl_program p = kt_build(env, src, NULL);
+    for (int round = 0; round < 5; round++) {
+        reset();
+        cl_kernel k = clCreateKernel(p, "one", &err);
+        KT_REQUIRE(err == CL_SUCCESS, "clCreateKernel: %d", err);
+        size_t global = 4096;
+        cl_mem b =
+            clCreateBuffer(env->context, CL_MEM_READ_WRITE, global * sizeof(int), NULL, &err);
+        KT_REQUIRE(err == CL_SUCCESS, "clCreateBuffer: %d", err);
+        KT_EXPECT(clSetMemObjectDestructorCallback(b, on_mem, (void *)1), CL_SUCCESS);
+        KT_EXPECT(clSetKernelArg(k, 0, sizeof(b), &b), CL_SUCCESS);
+        cl_event e;
+        err = clEnqueueNDRangeKernel(env->queue, k, 1, NULL, &global, NULL, 0, NULL, &e);
+        KT_REQUIRE(err == CL_SUCCESS, "launch: %d", err);
+        cl_int lingering = clSetEventCallback(e, CL_COMPLETE, linger, NULL);
+        KT_EXPECT(lingering, CL_SUCCESS);
+        /* Polled, not waited for: a waiting thread may run the work and complete it itself. */
+        cl_int st = CL_QUEUED;
+        while (clGetEventInfo(e, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof(st), &st, NULL) ==
+                   CL_SUCCESS &&
+               st > CL_COMPLETE)
+            ;
+        KT_CHECK(st == CL_COMPLETE, "round %d: status %d", round, st);
+        KT_EXPECT(clReleaseKernel(k), CL_SUCCESS);
+        KT_EXPECT(clReleaseMemObject(b), CL_SUCCESS);
+        int n = atomic_load(&num_calls), destroyed = 0;
+        for (int i = 0; i < n && i < MAX_CALLS; i++)
+            destroyed += calls[i].tag == 1;
+        KT_CHECK(destroyed == 1, "round %d: the buffer outlived its last handle (%d calls)", round,
+                 n);
+        KT_EXPECT(clBuildProgram(p, 1, &env->device, NULL, NULL, NULL), CL_SUCCESS);
+        if (lingering == CL_SUCCESS)
+            wait_calls(2); /* the next round's reset() must not meet this callback */
+        clReleaseEvent(e);
+    }
+    KT_EXPECT(clReleaseProgram(p), CL_SUCCESS);
+}
+
 static void CL_CALLBACK on_context(cl_context c, void *data)
 {
     (void)c;
@@ -451,6 +510,7 @@ int main(int argc, char **argv)
     test_start_race(&env);
     test_reentry(&env);
     test_mem_destructors(&env);
+    test_held_before_complete(&env);
     test_context_destructors(&env);
     test_program_release(&env);
     kt_teardown(&env);
