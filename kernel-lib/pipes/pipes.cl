@@ -79,6 +79,15 @@ static __global uchar *kiln_pipe_slot(kiln_pipe_t p, ulong idx, uint size)
     return kiln_pipe_data(p) + (idx & KILN_PIPE_FIXED(p, mask)) * size;
 }
 
+/* Moves one packet between a work-item's data and the pipe, in the direction of `side`. */
+static void kiln_pipe_move(int side, void *data, __global uchar *packet, uint size, uint align)
+{
+    if (side == KILN_PIPE_READ)
+        kiln_pipe_copy(data, packet, size, align);
+    else
+        kiln_pipe_copy(packet, data, size, align);
+}
+
 /* One packet without a reservation id: reserve one, copy, commit. */
 static int kiln_pipe_one(kiln_pipe_t p, int side, void *data, uint size, uint align)
 {
@@ -87,11 +96,7 @@ static int kiln_pipe_one(kiln_pipe_t p, int side, void *data, uint size, uint al
     ulong id = kiln_pipe_reserve(p, side, 1, 0);
     if (!kiln_pipe_id_valid(id))
         return -1;
-    __global uchar *slot = kiln_pipe_slot(p, id, size);
-    if (side == KILN_PIPE_READ)
-        kiln_pipe_copy(data, slot, size, align);
-    else
-        kiln_pipe_copy(slot, data, size, align);
+    kiln_pipe_move(side, data, kiln_pipe_slot(p, id, size), size, align);
     kiln_pipe_commit(p, side, id);
     return 0;
 }
@@ -113,11 +118,7 @@ static int kiln_pipe_at(kiln_pipe_t p, int side, __private void *rid, uint index
     if (!(kiln_pipe_id_valid(id) & (index < kiln_pipe_id_count(id)) & (index <= mask) &
           (size == KILN_PIPE_FIXED(p, packet_size))))
         return -1;
-    __global uchar *slot = kiln_pipe_slot(p, id + index, size);
-    if (side == KILN_PIPE_READ)
-        kiln_pipe_copy(data, slot, size, align);
-    else
-        kiln_pipe_copy(slot, data, size, align);
+    kiln_pipe_move(side, data, kiln_pipe_slot(p, id + index, size), size, align);
     return 0;
 }
 
@@ -126,25 +127,6 @@ static __private void *kiln_pipe_reserve_rid(kiln_pipe_t p, int side, uint n, ui
     if (size != KILN_PIPE_FIXED(p, packet_size))
         return kiln_rid(KILN_PIPE_NULL_ID);
     return kiln_rid(kiln_pipe_reserve(p, side, n, 1));
-}
-
-/* The id work-item 0 reserved, shared through the collectives' result area. */
-static __private void *kiln_pipe_group_reserve(kiln_pipe_t p, int side, uint n, uint size)
-{
-    const struct kiln_wg_ctx *ctx = __kiln_ctx();
-    __global ulong *r = (__global ulong *)(ctx->group_shared + KILN_GROUP_SHARED_SLOTS * 8);
-    barrier(KILN_PIPE_FENCE); /* nobody still reads the area */
-    if (__kiln_group_leader())
-        *r = kiln_rid_bits(kiln_pipe_reserve_rid(p, side, n, size));
-    barrier(KILN_PIPE_FENCE);
-    return kiln_rid(*r);
-}
-
-static void kiln_pipe_group_commit(kiln_pipe_t p, int side, __private void *rid)
-{
-    barrier(KILN_PIPE_FENCE); /* every work-item's packets are in place */
-    if (__kiln_group_leader())
-        kiln_pipe_commit(p, side, kiln_rid_bits(rid));
 }
 
 /*
@@ -159,19 +141,51 @@ static void kiln_pipe_group_commit(kiln_pipe_t p, int side, __private void *rid)
  * The work-items access consecutive packets (vector moves once the work-item loop is
  * vectorised): the reservation's own slots, or, when it wraps round the ring, the side's spill
  * area (kiln_pipe.h), which the leader fills from the ring before a read and empties into it
- * after a write.
+ * after a write. kiln_pipe_spill_move does either for a reservation that wraps.
  */
-static void kiln_pipe_spill_move(kiln_pipe_t p, int side, ulong id, uint n, uint size, uint align)
+static void kiln_pipe_spill_move(kiln_pipe_t p, int side, ulong id, uint size, uint align)
 {
+    uint n = kiln_pipe_id_count(id);
     if ((id & KILN_PIPE_FIXED(p, mask)) + n <= (ulong)KILN_PIPE_FIXED(p, mask) + 1)
         return;
     __global uchar *spill = kiln_pipe_spill(p, side);
-    for (uint i = 0; i < n; i++) {
-        __global uchar *slot = kiln_pipe_slot(p, id + i, size);
-        if (side == KILN_PIPE_READ)
-            kiln_pipe_copy(spill + (ulong)i * size, slot, size, align);
-        else
-            kiln_pipe_copy(slot, spill + (ulong)i * size, size, align);
+    for (uint i = 0; i < n; i++)
+        kiln_pipe_move(side, spill + (ulong)i * size, kiln_pipe_slot(p, id + i, size), size, align);
+}
+
+/*
+ * A work-group's reservation of n packets: work-item 0 reserves between barriers and every
+ * work-item gets the id through the collectives' result area. A `batch` reservation is the
+ * one-packet calls' (above): not counted among the active reservations (the one-packet calls
+ * it stands for are not), and a read that wraps is in the spill area before anyone looks.
+ */
+static ulong kiln_pipe_group_reserve_id(kiln_pipe_t p, int side, uint n, uint size, uint align,
+                                        bool batch)
+{
+    const struct kiln_wg_ctx *ctx = __kiln_ctx();
+    __global ulong *r = (__global ulong *)(ctx->group_shared + KILN_GROUP_SHARED_SLOTS * 8);
+    barrier(KILN_PIPE_FENCE); /* nobody still reads the area */
+    if (__kiln_group_leader()) {
+        ulong id = size == KILN_PIPE_FIXED(p, packet_size) ? kiln_pipe_reserve(p, side, n, !batch)
+                                                           : KILN_PIPE_NULL_ID;
+        if (batch && side == KILN_PIPE_READ && kiln_pipe_id_valid(id))
+            kiln_pipe_spill_move(p, side, id, size, align);
+        *r = id;
+    }
+    barrier(KILN_PIPE_FENCE);
+    return *r;
+}
+
+/* The group's commit, after every work-item's packet accesses; a batch write that wraps goes
+ * from the spill area into the ring first. */
+static void kiln_pipe_group_commit_id(kiln_pipe_t p, int side, ulong id, uint size, uint align,
+                                      bool batch)
+{
+    barrier(KILN_PIPE_FENCE); /* every work-item's packets are in place */
+    if (__kiln_group_leader()) {
+        if (batch && side == KILN_PIPE_WRITE)
+            kiln_pipe_spill_move(p, side, id, size, align);
+        kiln_pipe_commit(p, side, id);
     }
 }
 
@@ -183,34 +197,14 @@ static int kiln_pipe_group_one(kiln_pipe_t p, int side, void *data, uint size, u
     if (size != KILN_PIPE_FIXED(p, packet_size) ||
         (ulong)n * size > kiln_pipe_spill_bytes(slots, size))
         return kiln_pipe_one(p, side, data, size, align);
-    __global ulong *r = (__global ulong *)(ctx->group_shared + KILN_GROUP_SHARED_SLOTS * 8);
-    barrier(KILN_PIPE_FENCE); /* nobody still reads the area */
-    if (__kiln_group_leader()) {
-        /* Not counted: it stands for one-packet calls, which the active-reservation bound
-         * (the reserve_* built-ins') leaves out. */
-        ulong id = kiln_pipe_reserve(p, side, n, 0);
-        if (side == KILN_PIPE_READ && kiln_pipe_id_valid(id))
-            kiln_pipe_spill_move(p, side, id, n, size, align);
-        *r = id;
-    }
-    barrier(KILN_PIPE_FENCE);
-    ulong id = *r;
+    ulong id = kiln_pipe_group_reserve_id(p, side, n, size, align, true);
     if (!kiln_pipe_id_valid(id))
         return kiln_pipe_one(p, side, data, size, align);
     ulong first = id & KILN_PIPE_FIXED(p, mask);
     __global uchar *base =
         first + n > slots ? kiln_pipe_spill(p, side) : kiln_pipe_data(p) + first * size;
-    __global uchar *packet = base + (ulong)get_local_linear_id() * size;
-    if (side == KILN_PIPE_READ)
-        kiln_pipe_copy(data, packet, size, align);
-    else
-        kiln_pipe_copy(packet, data, size, align);
-    barrier(KILN_PIPE_FENCE); /* every work-item's packet is in place */
-    if (__kiln_group_leader()) {
-        if (side == KILN_PIPE_WRITE)
-            kiln_pipe_spill_move(p, side, id, n, size, align);
-        kiln_pipe_commit(p, side, id);
-    }
+    kiln_pipe_move(side, data, base + (ulong)get_local_linear_id() * size, size, align);
+    kiln_pipe_group_commit_id(p, side, id, size, align, true);
     return 0;
 }
 
@@ -257,12 +251,12 @@ int __write_pipe_4(kiln_pipe_t p, __private void *rid, uint index, void *data, u
     }                                                                                              \
     __private void *__work_group_reserve_##RW##_pipe(kiln_pipe_t p, uint n, uint size, uint align) \
     {                                                                                              \
-        return kiln_pipe_group_reserve(p, SIDE, n, size);                                          \
+        return kiln_rid(kiln_pipe_group_reserve_id(p, SIDE, n, size, align, false));               \
     }                                                                                              \
     void __work_group_commit_##RW##_pipe(kiln_pipe_t p, __private void *rid, uint size,            \
                                          uint align)                                               \
     {                                                                                              \
-        kiln_pipe_group_commit(p, SIDE, rid);                                                      \
+        kiln_pipe_group_commit_id(p, SIDE, kiln_rid_bits(rid), size, align, false);                \
     }                                                                                              \
     /* a sub-group is one work-item: its reservation is the work-item's */                         \
     __private void *__sub_group_reserve_##RW##_pipe(kiln_pipe_t p, uint n, uint size, uint align)  \
