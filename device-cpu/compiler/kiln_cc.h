@@ -93,6 +93,12 @@ struct kiln_cc_kernel {
      * named to the application. The table holds them after every other kernel.
      */
     unsigned block;
+    /*
+     * Non-zero when some load from global memory walks through data in a loop with no part
+     * of its address from the group's row (5-optimize/column_reuse.c): groups of one column
+     * read the same data, and the device runs groups in column bands.
+     */
+    unsigned column_reuse;
 };
 
 struct kiln_cc_program;
@@ -249,7 +255,7 @@ struct kiln_cc_interface {
     bool (*open_backend)(void);
 };
 
-#define KILN_CC_ABI_VERSION 16
+#define KILN_CC_ABI_VERSION 17
 
 /*
  * CL_DEVICE_MAX_GLOBAL_VARIABLE_SIZE: a program with a larger program-scope variable fails to

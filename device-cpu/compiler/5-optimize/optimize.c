@@ -132,5 +132,8 @@ enum kiln_cc_status kiln_cc_optimize(struct kiln_cc_build *b)
     if (b->opts->opt_disable)
         return KILN_CC_OK;
 
-    return optimize_o3(b);
+    enum kiln_cc_status status = optimize_o3(b);
+    if (status == KILN_CC_OK)
+        kiln_cc_note_column_reuse(b);
+    return status;
 }

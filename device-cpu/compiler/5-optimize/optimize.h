@@ -8,5 +8,7 @@
 #include "cc_util.h"
 
 enum kiln_cc_status kiln_cc_optimize(struct kiln_cc_build *b);
+/* Sets each kernel's column_reuse from its optimised work-group function (column_reuse.c). */
+void kiln_cc_note_column_reuse(struct kiln_cc_build *b);
 
 #endif

@@ -9,7 +9,7 @@
 #include "cc_common.h"
 
 /* The program container (container.c). Bump the version with any change to it. */
-#define KILN_CC_CONTAINER_VERSION 6
+#define KILN_CC_CONTAINER_VERSION 7
 #define KILN_CC_CONTAINER_HEADER  104
 struct kiln_cc_container {
     uint8_t key[KILN_CC_HASH_SIZE];

@@ -166,6 +166,7 @@ static void put_info(struct out *o, const struct kiln_cc_program *p, const char 
         put_u32(o, k->uses_printf);
         put_u32(o, k->enqueues);
         put_u32(o, k->block);
+        put_u32(o, k->column_reuse);
     }
     put_str(o, log);
 }
@@ -319,6 +320,7 @@ static bool read_info(struct in *in, struct kiln_cc_program *p, char ***wg_names
         k->uses_printf = get_n(in, 4) != 0;
         k->enqueues = get_n(in, 4) != 0;
         k->block = get_n(in, 4) != 0;
+        k->column_reuse = get_n(in, 4) != 0;
         if (in->bad)
             return false;
     }
