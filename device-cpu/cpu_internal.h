@@ -51,9 +51,28 @@ cl_int kiln_cpu_exec_native(struct kiln_dev *dev, struct kiln_dev_native *n,
 /* Runs groups [first, first + count) of the job's struct kiln_dev_ndrange. */
 void kiln_cpu_run_groups(struct kiln_sched_job *job, size_t first, size_t count,
                          const struct kiln_sched_worker *w);
-/* Sets ctx's group id and size to group `first` in linear order (x fastest), or to the next. */
-void kiln_cpu_group_first(struct kiln_wg_ctx *ctx, size_t first);
-void kiln_cpu_group_next(struct kiln_wg_ctx *ctx);
+/*
+ * The order groups run in, which the specification leaves open. Row by row (x fastest, then
+ * y, then z) by default. For a kernel whose groups of one column read the same data
+ * (`column_bands`, from the compiler's column_reuse: a tiled multiply's columns of B), each z
+ * slice of the grid is cut into bands of KILN_CPU_BAND group columns (the last may be
+ * narrower); a band runs row by row, x fastest, top to bottom, then the next band. The groups
+ * that share a column then follow each other while its data is still in the cache, instead of
+ * every column coming round once per row of groups. Row by row is the one band as wide as the
+ * grid; a grid of KILN_CPU_BAND columns or fewer, or of one row, runs in the same order either
+ * way. docs/device.md has the figures.
+ */
+#define KILN_CPU_BAND 8
+struct kiln_cpu_walk {
+    size_t band;       /* the width of every band but the last: KILN_CPU_BAND, or the grid's */
+    size_t band_first; /* the current band's first column */
+    size_t band_width; /* and its columns */
+};
+/* Sets ctx's group id and size to group `first` of the order (in bands or row by row), or to
+ * the next one. */
+void kiln_cpu_group_first(struct kiln_wg_ctx *ctx, struct kiln_cpu_walk *walk, bool bands,
+                          size_t first);
+void kiln_cpu_group_next(struct kiln_wg_ctx *ctx, struct kiln_cpu_walk *walk);
 /* The calling thread's stack, [*lo, *hi); both 0 when unknown. */
 void kiln_cpu_thread_stack(kiln_abi_ptr *lo, kiln_abi_ptr *hi);
 

@@ -807,12 +807,13 @@ static void run_inline(struct site *s, const struct kiln_dev_kernel *k,
     s->after_inline = &after_kernel;
     s->inline_depth++;
     size_t groups = ctx->num_groups[0] * ctx->num_groups[1] * ctx->num_groups[2];
-    kiln_cpu_group_first(ctx, 0);
+    struct kiln_cpu_walk walk;
+    kiln_cpu_group_first(ctx, &walk, false, 0);
     for (size_t g = 0; g < groups; g++) {
         s->after_group = NULL;
         k->wg(argv, ctx);
         open_list(s->after_group);
-        kiln_cpu_group_next(ctx);
+        kiln_cpu_group_next(ctx, &walk);
     }
     s->inline_depth--;
     s->after_group = outer_group;

@@ -63,9 +63,9 @@ void kiln_cpu_thread_stack(kiln_abi_ptr *lo, kiln_abi_ptr *hi)
 }
 
 /*
- * Runs groups [first, first + count) in linear order, x fastest. The ids are
- * divided out once per chunk and then stepped, so a group costs one call of
- * the work-group function and no division: small groups stay cheap.
+ * Runs groups [first, first + count) of the walk order (kiln_cpu_group_first). The ids are
+ * worked out once per chunk and then stepped, so a group costs one call of the work-group
+ * function and no division: small groups stay cheap.
  */
 void kiln_cpu_run_groups(struct kiln_sched_job *job, size_t first, size_t count,
                          const struct kiln_sched_worker *w)
@@ -85,49 +85,75 @@ void kiln_cpu_run_groups(struct kiln_sched_job *job, size_t first, size_t count,
     ctx.combine = (unsigned char *)ctx.group_shared + KILN_GROUP_SHARED_SIZE;
     if (nd->scratch)
         ctx.scratch = nd->scratch + (size_t)w->index * ctx.scratch_size;
-    kiln_cpu_group_first(&ctx, first);
+    struct kiln_cpu_walk walk;
+    kiln_cpu_group_first(&ctx, &walk, nd->column_bands, first);
     for (size_t n = 0; n < count; n++) {
         /* The last group of the chunk applies the sums its function combined (kiln_abi.h). */
         ctx.chunk_more = n + 1 < count;
         nd->wg((void *const *)nd->args, &ctx);
         if (nd->node)
             kiln_cpu_enq_group_end(&site);
-        kiln_cpu_group_next(&ctx);
+        kiln_cpu_group_next(&ctx, &walk);
     }
 }
 
-void kiln_cpu_group_first(struct kiln_wg_ctx *ctx, size_t first)
+static size_t min_size(size_t a, size_t b)
+{
+    return a < b ? a : b;
+}
+
+/* Enters column band `band_first` of the group grid at its top row. */
+static void band_enter(struct kiln_wg_ctx *ctx, struct kiln_cpu_walk *walk, size_t band_first)
+{
+    walk->band_first = band_first;
+    walk->band_width = min_size(walk->band, ctx->num_groups[0] - band_first);
+}
+
+void kiln_cpu_group_first(struct kiln_wg_ctx *ctx, struct kiln_cpu_walk *walk, bool bands,
+                          size_t first)
 {
     const size_t gx = ctx->num_groups[0], gy = ctx->num_groups[1];
+    /* Row by row is one band as wide as the grid. */
+    walk->band = bands ? KILN_CPU_BAND : gx;
     if (first == 0) { /* the usual first chunk, and every inline child (enqueue.c) */
+        band_enter(ctx, walk, 0);
         for (int d = 0; d < 3; d++) {
             ctx->group_id[d] = 0;
             ctx->local_size[d] = group_extent(ctx, d, 0);
         }
         return;
     }
-    ctx->group_id[0] = first % gx;
-    ctx->group_id[1] = (first / gx) % gy;
+    const size_t in_slice = first % (gx * gy);
+    /* Every band before this group's is walk->band columns wide. */
+    band_enter(ctx, walk, in_slice / (walk->band * gy) * walk->band);
+    const size_t in_band = in_slice - walk->band_first * gy;
+    ctx->group_id[0] = walk->band_first + in_band % walk->band_width;
+    ctx->group_id[1] = in_band / walk->band_width;
     ctx->group_id[2] = first / (gx * gy);
     for (int d = 0; d < 3; d++)
         ctx->local_size[d] = group_extent(ctx, d, ctx->group_id[d]);
 }
 
-void kiln_cpu_group_next(struct kiln_wg_ctx *ctx)
+void kiln_cpu_group_next(struct kiln_wg_ctx *ctx, struct kiln_cpu_walk *walk)
 {
-    if (++ctx->group_id[0] < ctx->num_groups[0]) {
+    if (++ctx->group_id[0] < walk->band_first + walk->band_width) {
         if (ctx->group_id[0] == ctx->num_groups[0] - 1)
             ctx->local_size[0] = group_extent(ctx, 0, ctx->group_id[0]);
         return;
     }
-    ctx->group_id[0] = 0;
-    ctx->local_size[0] = group_extent(ctx, 0, 0);
-    if (++ctx->group_id[1] == ctx->num_groups[1]) {
+    if (++ctx->group_id[1] == ctx->num_groups[1]) { /* the band is done: the next one */
         ctx->group_id[1] = 0;
-        ctx->group_id[2]++;
-        ctx->local_size[2] = group_extent(ctx, 2, ctx->group_id[2]);
+        size_t next = walk->band_first + walk->band_width;
+        if (next == ctx->num_groups[0]) { /* and the slice: the next one */
+            next = 0;
+            ctx->group_id[2]++;
+            ctx->local_size[2] = group_extent(ctx, 2, ctx->group_id[2]);
+        }
+        band_enter(ctx, walk, next);
     }
     ctx->local_size[1] = group_extent(ctx, 1, ctx->group_id[1]);
+    ctx->group_id[0] = walk->band_first;
+    ctx->local_size[0] = group_extent(ctx, 0, ctx->group_id[0]);
 }
 
 /* Frees what the launch allocated; the printf output goes out first, before done. */

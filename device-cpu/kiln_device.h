@@ -123,6 +123,9 @@ struct kiln_dev_ndrange {
     void **args; /* the argument block, one pointer per kernel argument */
     size_t groups[3];
     bool uses_printf; /* the kernel may call printf: the device gives it a buffer */
+    /* Groups of one column read the same data (kiln_cc_kernel's column_reuse): the device
+     * may run them in column bands. */
+    bool column_bands;
     /* The device's: base.scratch_size bytes per worker and one more, or NULL. */
     unsigned char *scratch;
     /* The device's: the printf buffer (base.printf_buffer) when uses_printf, or NULL. */

@@ -981,6 +981,7 @@ static cl_int enqueue_ndrange(cl_command_queue q, cl_kernel k, cl_uint dim, cons
     /* A local-size variant's function needs its own scratch (variant.c). */
     nd->work.wg = cc->wg;
     nd->work.uses_printf = k->cc->uses_printf;
+    nd->work.column_bands = k->cc->column_reuse != 0;
     if (cc->scratch_fixed || cc->scratch_per_item) {
         size_t items =
             b->enqueued_local_size[0] * b->enqueued_local_size[1] * b->enqueued_local_size[2];
