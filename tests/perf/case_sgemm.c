@@ -1,7 +1,7 @@
 /* kiln-bench's tiled matrix multiply: C = A * B for N x N floats, one work-item per element of
  * C, 16 x 16 work-groups that stage tiles of A and B through kernel-scope __local arrays with a
- * barrier after each load and after each use. N is 1024 for the default 64 MiB size (N*N*16
- * bytes = the array size) and smaller with --size-mib, a multiple of 16 from 64 up.
+ * barrier after each load and after each use. N is 2048 for the default 64 MiB size (N*N*16
+ * bytes = the array size), 1024 with --size-mib 16, a multiple of 16 from 64 up.
  *
  * The plain-C row is not a matrix multiply: it is the machine's fused multiply-add peak, the
  * same 2*N^3 floating-point operations as independent FMA chains held in vector registers on
@@ -307,7 +307,7 @@ static double sgemm_rate(const struct bench_env *env, double seconds)
 
 const struct bench_case bench_case_sgemm = {
     .name = "sgemm",
-    .summary = "C = A*B, 16x16 __local tiles with barriers (N=1024 at 64 MiB); GFLOP/s; "
+    .summary = "C = A*B, 16x16 __local tiles with barriers (N=2048 at 64 MiB); GFLOP/s; "
                "C row: FMA peak",
     .cl = {cl_setup, cl_run, cl_check, cl_teardown},
     .host = {host_setup, host_run, host_check, host_teardown},
