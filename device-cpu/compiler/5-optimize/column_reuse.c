@@ -24,7 +24,6 @@
 #include "optimize.h"
 
 #include <stddef.h>
-#include <stdlib.h>
 
 enum { SLICE_MAX = 512 };
 
