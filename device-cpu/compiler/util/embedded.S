@@ -1,8 +1,8 @@
 /*
  * Data embedded in libkiln-cc.so so that building a kernel needs no file on disk:
- * the kernel library bitcode (kernel-lib/, built by this build) and Clang's OpenCL
- * base header, which -finclude-default-header pulls in.
- * The paths come from CMake as KILN_KERNEL_LIB_BC and KILN_OPENCL_BASE_H.
+ * the kernel library in parts (kernel-lib/, built by this build; include/kiln_lib_pack.h)
+ * and Clang's OpenCL base header, which -finclude-default-header pulls in.
+ * The paths come from CMake as KILN_KERNEL_LIB_PACK and KILN_OPENCL_BASE_H.
  */
 #define KILN_STR2(x) #x
 #define KILN_STR(x)  KILN_STR2(x)
@@ -13,7 +13,7 @@
     .globl kiln_cc_kernel_lib_start
     .hidden kiln_cc_kernel_lib_start
 kiln_cc_kernel_lib_start:
-    .incbin KILN_STR(KILN_KERNEL_LIB_BC)
+    .incbin KILN_STR(KILN_KERNEL_LIB_PACK)
     .globl kiln_cc_kernel_lib_end
     .hidden kiln_cc_kernel_lib_end
 kiln_cc_kernel_lib_end:
