@@ -190,11 +190,12 @@ int main(int argc, char **argv)
             strncmp(name, "kiln.lib.", 9) == 0)
             continue;
         struct member *m = &members[nmembers];
-        m->name = strdup(name);
-        m->type = LLVMGlobalGetValueType(fn);
-        m->part = (uint32_t)(nmembers / (size_t)per_part);
+        m->name = malloc(len + 1);
         if (!m->name)
             goto out;
+        memcpy(m->name, name, len + 1);
+        m->type = LLVMGlobalGetValueType(fn);
+        m->part = (uint32_t)(nmembers / (size_t)per_part);
         nmembers++;
     }
     nparts = (nmembers + (size_t)per_part - 1) / (size_t)per_part;
