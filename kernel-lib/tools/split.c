@@ -31,6 +31,9 @@
 
 #define PER_PART_DEFAULT 256
 
+/* The prefix of the library's shared helpers and tables (share_internals). */
+static const char shared_prefix[] = "kiln.lib.";
+
 struct member {
     char *name;
     LLVMTypeRef type;
@@ -70,7 +73,7 @@ static int by_name(const void *a, const void *b)
 /* Internal definitions become linkonce_odr under a prefixed name (see above). */
 static bool share_internals(LLVMModuleRef mod)
 {
-    static const char prefix[] = "kiln.lib.";
+    const size_t plen = sizeof(shared_prefix) - 1;
     char *name = NULL;
     size_t cap = 0;
     LLVMValueRef values[2] = {LLVMGetFirstFunction(mod), LLVMGetFirstGlobal(mod)};
@@ -82,8 +85,8 @@ static bool share_internals(LLVMModuleRef mod)
                 continue;
             size_t len;
             const char *old = LLVMGetValueName2(v, &len);
-            if (len + sizeof(prefix) > cap) {
-                cap = 2 * (len + sizeof(prefix));
+            if (plen + len > cap) {
+                cap = 2 * (plen + len);
                 char *grown = realloc(name, cap);
                 if (!grown) {
                     free(name);
@@ -91,9 +94,9 @@ static bool share_internals(LLVMModuleRef mod)
                 }
                 name = grown;
             }
-            memcpy(name, prefix, sizeof(prefix) - 1);
-            memcpy(name + sizeof(prefix) - 1, old, len);
-            LLVMSetValueName2(v, name, sizeof(prefix) - 1 + len);
+            memcpy(name, shared_prefix, plen);
+            memcpy(name + plen, old, len);
+            LLVMSetValueName2(v, name, plen + len);
             LLVMSetLinkage(v, LLVMLinkOnceODRLinkage);
             LLVMSetVisibility(v, LLVMHiddenVisibility);
         }
@@ -187,7 +190,7 @@ int main(int argc, char **argv)
         size_t len;
         const char *name = LLVMGetValueName2(fn, &len);
         if (LLVMIsDeclaration(fn) || LLVMGetLinkage(fn) != LLVMLinkOnceODRLinkage ||
-            strncmp(name, "kiln.lib.", 9) == 0)
+            strncmp(name, shared_prefix, sizeof(shared_prefix) - 1) == 0)
             continue;
         struct member *m = &members[nmembers];
         m->name = malloc(len + 1);
