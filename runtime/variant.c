@@ -170,6 +170,18 @@ static const struct kiln_cc_kernel *settled(cl_kernel k, const struct kiln_rt_va
  * BUILDING, p->lock not held) from p's source and `options`; on success v->built and v->cc
  * are set. Returns whether it worked. `how` ends the log line: how the build ran.
  */
+/* What the compiler builds for `key`: kernel `name` for its local size, offset and images. */
+static struct kiln_cc_variant variant_want(const struct kiln_rt_variant_key *key, const char *name)
+{
+    struct kiln_cc_variant want = {name,
+                                   {key->local[0], key->local[1], key->local[2]},
+                                   key->zero_offset,
+                                   key->num_images,
+                                   {{0}}};
+    memcpy(want.images, key->images, sizeof(want.images));
+    return want;
+}
+
 static bool build_variant(cl_program p, const struct kiln_cc_kernel *gen, const char *options,
                           struct kiln_rt_variant *v, const char *how)
 {
@@ -178,12 +190,7 @@ static bool build_variant(cl_program p, const struct kiln_cc_kernel *gen, const 
     if (kiln_rt_compiler(&cc) != CL_SUCCESS)
         return false;
     const struct kiln_rt_variant_key *key = &v->key;
-    struct kiln_cc_variant want = {name,
-                                   {key->local[0], key->local[1], key->local[2]},
-                                   key->zero_offset,
-                                   key->num_images,
-                                   {{0}}};
-    memcpy(want.images, key->images, sizeof(want.images));
+    struct kiln_cc_variant want = variant_want(key, name);
     /* The formats, for the log: " for images 0:RGBA/UNORM_INT8 ..." as cl.h numbers them. */
     char formats[KILN_CC_VARIANT_IMAGES * 24 + 16] = "";
     size_t used = 0;
@@ -351,15 +358,21 @@ static bool builder_queue(cl_program p, const struct kiln_cc_kernel *gen, struct
     *job = (struct variant_job){NULL, p, gen, v, options};
     /*
      * Exit handlers run last registered first, and builder_stop must run before the compiler's
-     * exit-time destructors: so the back end (LLVM) is opened here, before builder_stop is
-     * registered, even where the program came from the kernel cache and nothing has compiled
-     * yet (a one-time cost of some 15 ms). Opened by the builder's first build instead, LLVM
-     * would register its destructors while an exiting process runs its handlers, and they would
-     * run under that build (api/variant-exit). Opening it again is a pthread_once.
+     * exit-time destructors, which LLVM and Clang register when they first use what they
+     * destroy. So where the builder will compile, the back end is primed here, before
+     * builder_stop is registered: opened, and, where no build has run yet in this process (its
+     * programs came from the kernel cache), a small program built through every stage. Left to
+     * the builder's first build, those destructors would be registered after builder_stop, run
+     * first at exit and free what that build still uses (api/variant-exit). A variant the
+     * kernel cache holds is only loaded, which needs neither LLVM nor Clang, and costs this
+     * thread nothing. Priming is a one-time cost (docs/compiler.md), then a pthread_once.
      */
     const struct kiln_cc_interface *cc = NULL;
-    if (kiln_rt_compiler(&cc) == CL_SUCCESS)
-        (void)cc->open_backend();
+    if (kiln_rt_compiler(&cc) == CL_SUCCESS) {
+        struct kiln_cc_variant want = variant_want(&v->key, gen->name);
+        if (!cc->cached(p->source, options, &want))
+            (void)cc->prime_backend();
+    }
     pthread_mutex_lock(&builder.lock);
     if (!builder.hooked && atexit(builder_stop) == 0 &&
         pthread_atfork(NULL, NULL, builder_forked) == 0)

@@ -20,6 +20,7 @@
 #include <ctype.h>
 #include <dlfcn.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -93,14 +94,6 @@ static const struct kiln_cc_backend *get_backend(struct kiln_cc_log *log)
     if (!backend)
         kiln_cc_log_printf(log, "error: %s\n", backend_error);
     return backend;
-}
-
-/* The interface's open_backend. */
-static bool open_backend_now(void)
-{
-    if (pthread_once(&backend_once, open_backend) != 0)
-        abort();
-    return backend != NULL;
 }
 
 /* Frees p and its code. */
@@ -231,6 +224,53 @@ static struct kiln_cc_program *cache_lookup(const uint8_t key[KILN_CC_HASH_SIZE]
 }
 
 /*
+ * Whether a build in this process has run every stage, from the front end to code generation
+ * (an optimised build that succeeded). LLVM and Clang set some of their tables up on first use
+ * (TargetLibraryInfo's index of library function names is one) and register their exit-time
+ * destructors then; after such a build those registrations are made.
+ */
+static atomic_bool ran_every_stage;
+static pthread_once_t prime_once = PTHREAD_ONCE_INIT;
+
+/* A small program whose build takes the common path of every stage: a library builtin, a
+ * loop the vectoriser takes, `__local` memory across a barrier, an atomic. */
+static const char prime_source[] =
+    "kernel void kiln_prime(global float *o, local float *l, global int *c, int n) {\n"
+    "  float s = 0.0f;\n"
+    "  for (int i = 0; i < n; i++) s += sin(o[i]) * 2.0f;\n"
+    "  l[get_local_id(0)] = s;\n"
+    "  barrier(CLK_LOCAL_MEM_FENCE);\n"
+    "  o[get_global_id(0)] = l[0] + (float)atomic_inc(c);\n"
+    "}\n";
+
+/* Builds prime_source through every stage, without the cache, and throws it away. */
+static void prime(void)
+{
+    if (!backend || atomic_load(&ran_every_stage))
+        return;
+    struct kiln_cc_log log;
+    kiln_cc_log_init(&log);
+    uint8_t key[KILN_CC_HASH_SIZE] = {0};
+    struct kiln_cc_program *p = NULL;
+    char *made_log = NULL;
+    enum kiln_cc_status status = backend->build(prime_source, "", NULL, key, &p, &made_log);
+    status = take_made(status, &p, made_log, &log);
+    if (status == KILN_CC_OK) {
+        destroy(p);
+        atomic_store(&ran_every_stage, true);
+    }
+    free(kiln_cc_log_take(&log));
+}
+
+/* The interface's prime_backend. */
+static bool prime_backend(void)
+{
+    if (pthread_once(&backend_once, open_backend) != 0 || pthread_once(&prime_once, prime) != 0)
+        abort();
+    return backend != NULL;
+}
+
+/*
  * Whether `v` is a variant the back end can build: a kernel name (a C identifier), sizes of
  * 1 to KILN_CC_VARIANT_MAX and at most KILN_CC_VARIANT_IMAGES images, each of a distinct
  * argument with a pixel of 1 to 16 bytes and 1 to 4 channels; if not, the log says why.
@@ -256,6 +296,19 @@ static bool variant_valid(const struct kiln_cc_variant *v, struct kiln_cc_log *l
                            v->kernel ? v->kernel : "(null)", v->local[0], v->local[1], v->local[2],
                            images_ok ? "" : ", its image formats");
     return ok && images_ok;
+}
+
+/* The interface's cached: whether the kernel cache holds an entry for this build now. */
+static bool cached(const char *source, const char *options, const struct kiln_cc_variant *variant)
+{
+    uint8_t key[KILN_CC_HASH_SIZE] = {0};
+    uint8_t *data = NULL;
+    size_t size = 0;
+    if (!kiln_cc_cache_key(source, options, variant, key) || !cache_wanted() ||
+        !kiln_cc_cache_read(key, &data, &size))
+        return false;
+    free(data);
+    return true;
 }
 
 /* build() and build_variant(): `variant` is NULL for an ordinary build. */
@@ -285,6 +338,8 @@ static enum kiln_cc_status build_common(const char *source, const char *options,
     char *made_log = NULL;
     enum kiln_cc_status status = be->build(source, options, variant, key, &p, &made_log);
     status = take_made(status, &p, made_log, &log);
+    if (status == KILN_CC_OK && !(options && strstr(options, "-cl-opt-disable")))
+        atomic_store(&ran_every_stage, true);
     if (status == KILN_CC_OK && use_cache)
         kiln_cc_cache_write(key, p->binary, p->binary_size, &log);
     return finish(status, p, &log, out, log_out);
@@ -416,7 +471,8 @@ static const struct kiln_cc_interface interface = {
     .build_variant = build_variant,
     .set_language = set_language,
     .target = kiln_cc_target_id,
-    .open_backend = open_backend_now,
+    .prime_backend = prime_backend,
+    .cached = cached,
 };
 
 __attribute__((visibility("default"))) const struct kiln_cc_interface *kiln_cc_interface(void)

@@ -248,14 +248,23 @@ struct kiln_cc_interface {
     const char *(*target)(void);
     /*
      * Opens the back end (libkiln-cc-llvm.so, and with it LLVM and Clang) now if no build has
-     * yet: false when it cannot be opened. A thread that is about to compile can open it first
-     * and then register an exit handler that waits for its builds, so that the handler runs
-     * before LLVM's own exit-time destructors (runtime/variant.c).
+     * yet, and, unless an optimised build in this process has already run every stage, builds a
+     * small program through them all (not cached, thrown away): LLVM and Clang set some tables
+     * up on first use and register their exit-time destructors then. False when the back end cannot
+     * be opened. A thread that is about to compile in the background calls it and then
+     * registers an exit handler that waits for its builds: that handler then runs before the
+     * destructors of what a build sets up (runtime/variant.c).
      */
-    bool (*open_backend)(void);
+    bool (*prime_backend)(void);
+    /*
+     * Whether the kernel cache holds an entry for build_variant (or build, `variant` NULL) of
+     * this source and these options now: a build that would not compile. The entry is read, not
+     * checked; it may be gone, or be found invalid, by the time the build looks.
+     */
+    bool (*cached)(const char *source, const char *options, const struct kiln_cc_variant *variant);
 };
 
-#define KILN_CC_ABI_VERSION 17
+#define KILN_CC_ABI_VERSION 18
 
 /*
  * CL_DEVICE_MAX_GLOBAL_VARIABLE_SIZE: a program with a larger program-scope variable fails to

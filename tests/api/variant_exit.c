@@ -7,21 +7,27 @@
  * handler.
  *
  *   test_api_variant_exit build SEED   builds the program of SEED, so that the cache holds it
- *   test_api_variant_exit exit SEED    builds it again (a cache hit), runs a kernel with a local
+ *   test_api_variant_exit exit SEED [MS]
+ *                                      builds it again (a cache hit), runs a kernel with a local
  *                                      size (KILN_VARIANTS=1: its variant is queued for the
- *                                      builder), releases everything and returns at once
+ *                                      builder), waits MS milliseconds (default 0), releases
+ *                                      everything and returns
  *
- * tests/api/CMakeLists.txt runs both with new seeds, three times; each process must exit 0.
+ * tests/api/CMakeLists.txt runs both with new seeds and waits of 0 to 11 ms, so that the exit
+ * meets the builder at different points of its build, under MALLOC_PERTURB_ (glibc fills freed
+ * memory, so a table freed under the build is garbage to it: the builder then spun for ever in a
+ * hash table lookup, or crashed); each process must exit 0.
  */
 #include "kiln_test.h"
 
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 
 int main(int argc, char **argv)
 {
-    if (argc != 3 || (strcmp(argv[1], "build") != 0 && strcmp(argv[1], "exit") != 0)) {
-        fprintf(stderr, "usage: %s build|exit SEED\n", argv[0]);
+    if (argc < 3 || argc > 4 || (strcmp(argv[1], "build") != 0 && strcmp(argv[1], "exit") != 0)) {
+        fprintf(stderr, "usage: %s build SEED | exit SEED [MS]\n", argv[0]);
         return 2;
     }
     char src[256];
@@ -48,6 +54,9 @@ int main(int argc, char **argv)
         for (int i = 0; i < 64; i++)
             bad += got[i] != atoi(argv[2]) + i % 16;
         KT_CHECK(bad == 0, "%d wrong results", bad);
+        long ms = argc == 4 ? atol(argv[3]) : 0;
+        struct timespec wait = {ms / 1000, ms % 1000 * 1000000L};
+        nanosleep(&wait, NULL);
         clReleaseMemObject(out);
         clReleaseKernel(k);
     }
