@@ -182,7 +182,7 @@ static void kiln_pipe_group_commit_id(kiln_pipe_t p, int side, ulong id, uint si
                                       bool batch)
 {
     barrier(KILN_PIPE_FENCE); /* every work-item's packets are in place */
-    if (__kiln_group_leader()) {
+    if (__kiln_group_leader() && kiln_pipe_id_valid(id)) {
         if (batch && side == KILN_PIPE_WRITE)
             kiln_pipe_spill_move(p, side, id, size, align);
         kiln_pipe_commit(p, side, id);
@@ -198,14 +198,21 @@ static int kiln_pipe_group_one(kiln_pipe_t p, int side, void *data, uint size, u
         (ulong)n * size > kiln_pipe_spill_bytes(slots, size))
         return kiln_pipe_one(p, side, data, size, align);
     ulong id = kiln_pipe_group_reserve_id(p, side, n, size, align, true);
-    if (!kiln_pipe_id_valid(id))
-        return kiln_pipe_one(p, side, data, size, align);
-    ulong first = id & KILN_PIPE_FIXED(p, mask);
-    __global uchar *base =
-        first + n > slots ? kiln_pipe_spill(p, side) : kiln_pipe_data(p) + first * size;
-    kiln_pipe_move(side, data, base + (ulong)get_local_linear_id() * size, size, align);
+    /*
+     * Without a reservation each work-item makes its own call, after the group's commit
+     * barrier: the stretch between the two barriers then holds no atomic operation, so the
+     * work-group function's loop over it moves the packets as vectors (an acquire in that loop
+     * would make the compiler reload `id` for every work-item and keep the loop scalar).
+     */
+    bool reserved = kiln_pipe_id_valid(id);
+    if (reserved) {
+        ulong first = id & KILN_PIPE_FIXED(p, mask);
+        __global uchar *base =
+            first + n > slots ? kiln_pipe_spill(p, side) : kiln_pipe_data(p) + first * size;
+        kiln_pipe_move(side, data, base + (ulong)get_local_linear_id() * size, size, align);
+    }
     kiln_pipe_group_commit_id(p, side, id, size, align, true);
-    return 0;
+    return reserved ? 0 : kiln_pipe_one(p, side, data, size, align);
 }
 
 int __kiln_read_pipe_group(kiln_pipe_t p, void *data, uint size, uint align)

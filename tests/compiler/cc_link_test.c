@@ -165,6 +165,43 @@ static int test_copy_ahead(void)
 }
 
 /*
+ * The group function's packets move as whole vectors in a variant of a fixed local size, as
+ * the runtime builds for the size it chooses: plain vector loads and stores, not masked ones.
+ * They did not while a group without a reservation made its one-packet calls (atomics) in the
+ * same stretch between barriers: the work-item loop then reloaded the reservation for every
+ * work-item and stayed scalar.
+ */
+static int pipe_group_vectors(void)
+{
+    static const char src[] = "kernel void w(global const uint *in, write_only pipe uint p)\n"
+                              "{ write_pipe(p, &in[get_global_id(0)]); }\n"
+                              "kernel void r(read_only pipe uint p, global uint *out)\n"
+                              "{ read_pipe(p, &out[get_global_id(0)]); }\n";
+    static const char *const kernels[] = {"w", "r"};
+    for (size_t i = 0; i < 2; i++) {
+        struct kiln_cc_variant v = {kernels[i], {4096, 1, 1}, true, 0, {{0}}};
+        struct kiln_cc_program *p = NULL;
+        char *log = NULL;
+        char *ir = ct_build_variant_dumped_ir(src, "-cl-std=CL2.0", &v, "optimized", &p, &log);
+        char *fn = ir ? ct_wg_function(ir, kernels[i]) : NULL;
+        bool ok = fn && ct_line_with(fn, "load <", " x i32>, ptr addrspace(1)") &&
+                  ct_line_with(fn, "store <", " x i32> ");
+        if (!ok)
+            fprintf(stderr,
+                    "pipe_groups: the %s variant of kernel %s moves no packet as a vector\n",
+                    fn ? "4096x1x1" : "(missing)", kernels[i]);
+        free(fn);
+        free(ir);
+        free(log);
+        if (p)
+            ct_cc->destroy(p);
+        if (!ok)
+            return 1;
+    }
+    return 0;
+}
+
+/*
  * A read_pipe or write_pipe without a reservation that every work-item makes once, in a kernel
  * where nothing waits, becomes the library's group function (pipe_groups.c); each -D below
  * breaks one condition and keeps the one-packet call.
@@ -236,7 +273,7 @@ static int test_pipe_groups(void)
         }
         free(text);
     }
-    return 0;
+    return pipe_group_vectors();
 }
 
 const struct ct_test ct_tests[] = {
