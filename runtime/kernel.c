@@ -644,10 +644,37 @@ cl_int CL_API_CALL clGetKernelSubGroupInfo(cl_kernel k, cl_device_id device,
 /* ---- launching ------------------------------------------------------------------ */
 
 /*
+ * The most work-items a chosen local size gives x: 1024, or, for a kernel whose pipe
+ * arguments all have room for it, the device's largest group. Such a kernel makes one
+ * reservation of each pipe per group (its work_group_reserve_* calls, or the one-packet calls
+ * every work-item makes, docs/compiler.md), on words every worker writes: on 16 workers those
+ * reservations, not the packets, set the pace. Room: two groups' packets in the pipe, and a
+ * group's packets within its spill area (include/kiln_pipe.h); otherwise 1024, as before.
+ */
+static size_t local_ceiling(cl_kernel k, cl_device_id dev)
+{
+    size_t big = dev->max_wg_size;
+    bool pipes = false, room = true;
+    pthread_mutex_lock(&k->lock);
+    for (unsigned i = 0; i < k->cc->num_args && room; i++) {
+        if (k->cc->args[i].kind != KILN_CC_ARG_PIPE)
+            continue;
+        cl_mem m = k->args[i].mem;
+        const struct kiln_pipe *p =
+            m && m->type == CL_MEM_OBJECT_PIPE ? (const struct kiln_pipe *)m->data : NULL;
+        pipes = true;
+        room = p && (uint64_t)big * p->packet_size <= KILN_PIPE_SPILL_MAX &&
+               (uint64_t)p->max_packets >= 2 * (uint64_t)big;
+    }
+    pthread_mutex_unlock(&k->lock);
+    return pipes && room && big > 1024 ? big : 1024;
+}
+
+/*
  * Choose a local size when the caller gave none: the x dimension carries the
  * vectorised work-item loop, so give it up to 1024 work-items (a group costs one
- * call, so long groups amortise it; no kernel has barriers yet), but keep at least
- * four groups per compute unit when the range allows it. A divisor of the global
+ * call, so long groups amortise it; no kernel has barriers yet; local_ceiling), but keep at
+ * least four groups per compute unit when the range allows it. A divisor of the global
  * size is preferred; otherwise the last group is partial (non-uniform groups).
  */
 static void pick_local_size(cl_kernel k, cl_device_id dev, cl_uint dim, const size_t *global,
@@ -665,7 +692,7 @@ static void pick_local_size(cl_kernel k, cl_device_id dev, cl_uint dim, const si
     for (cl_uint d = 1; d < dim; d++)
         others *= global[d];
     size_t cu = dev->compute_units;
-    size_t want = 1024;
+    size_t want = local_ceiling(k, dev);
     while (want > 16 && (global[0] / want) * others < 4 * cu)
         want /= 2;
     if (want > global[0])

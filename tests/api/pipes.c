@@ -842,6 +842,71 @@ static void compile_errors(struct kt_env *env)
  * With "errors", only the bad input and the compile errors (for the KILN_DEBUG=err
  * log test).
  */
+/*
+ * The local size Kiln chooses (no local size given) for a kernel with a pipe argument: the
+ * device's largest group where every pipe has room for two groups' packets and a group's
+ * packets fit its spill area (64 KiB), so that the kernel makes few reservations; otherwise
+ * 1024, as for any kernel. The range gives four groups of the largest size per compute unit,
+ * so the choice is not halved.
+ */
+static void chosen_sizes(struct kt_env *env)
+{
+    static const char *src = "kernel void sized(write_only pipe uint p, global uint *out)\n"
+                             "{ out[get_global_id(0)] = (uint)get_local_size(0); }\n"
+                             "kernel void sized16(write_only pipe uint16 p, global uint *out)\n"
+                             "{ out[get_global_id(0)] = (uint)get_local_size(0); }\n"
+                             "kernel void plain(global uint *out)\n"
+                             "{ out[get_global_id(0)] = (uint)get_local_size(0); }\n";
+    cl_uint cu = 0;
+    size_t big = 0;
+    KT_EXPECT(clGetDeviceInfo(env->device, CL_DEVICE_MAX_COMPUTE_UNITS, sizeof(cu), &cu, NULL),
+              CL_SUCCESS);
+    KT_EXPECT(clGetDeviceInfo(env->device, CL_DEVICE_MAX_WORK_GROUP_SIZE, sizeof(big), &big, NULL),
+              CL_SUCCESS);
+    KT_REQUIRE(cu >= 1 && big >= 1024, "%u compute units, groups of %zu", cu, big);
+    size_t n = 4 * (size_t)cu * big;
+    cl_program p = kt_build(env, src, "-cl-std=CL3.0");
+    cl_uint *got = malloc(n * sizeof(cl_uint));
+    KT_REQUIRE(got, "out of memory");
+    cl_mem out = buffer(env, n * sizeof(cl_uint), NULL);
+    const struct {
+        size_t packet;
+        cl_uint max; /* 0: the kernel without a pipe */
+        size_t want;
+    } cases[] = {
+        {4, (cl_uint)(2 * big), big},
+        {4, (cl_uint)(2 * big - 1), 1024},
+        {64, (cl_uint)(2 * big), 65536 / 64 >= big ? big : 1024},
+        {4, 0, 1024},
+    };
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        cl_kernel k = kernel_of(p, !cases[i].max           ? "plain"
+                                   : cases[i].packet == 64 ? "sized16"
+                                                           : "sized");
+        cl_mem pipe = cases[i].max ? make_pipe(env, cases[i].packet, cases[i].max) : NULL;
+        if (pipe) {
+            KT_EXPECT(clSetKernelArg(k, 0, sizeof(cl_mem), &pipe), CL_SUCCESS);
+            KT_EXPECT(clSetKernelArg(k, 1, sizeof(cl_mem), &out), CL_SUCCESS);
+        } else {
+            KT_EXPECT(clSetKernelArg(k, 0, sizeof(cl_mem), &out), CL_SUCCESS);
+        }
+        KT_EXPECT(clEnqueueNDRangeKernel(env->queue, k, 1, NULL, &n, NULL, 0, NULL, NULL),
+                  CL_SUCCESS);
+        read_back(env, out, got, n * sizeof(cl_uint));
+        size_t bad = 0;
+        for (size_t j = 0; j < n; j++)
+            bad += got[j] != cases[i].want;
+        KT_CHECK(bad == 0, "case %zu: %zu-byte packets, a pipe of %u: local size %u, want %zu", i,
+                 cases[i].packet, cases[i].max, got[0], cases[i].want);
+        if (pipe)
+            clReleaseMemObject(pipe);
+        clReleaseKernel(k);
+    }
+    clReleaseMemObject(out);
+    free(got);
+    KT_EXPECT(clReleaseProgram(p), CL_SUCCESS);
+}
+
 int main(int argc, char **argv)
 {
     const bool groups_only = argc > 1 && strcmp(argv[1], "groups") == 0;
@@ -901,6 +966,7 @@ int main(int argc, char **argv)
     transfer(&env, prog, &types[2], 1000000, 1000000, "", 0);
     transfer(&env, prog, &types[2], 1000000, 1000000, "wg", 250);
     transfer(&env, prog, &types[5], 8192, 8192, "wg", 4096);
+    chosen_sizes(&env);
 
     reservations(&env, prog);
     reservations(&env, prog20);
