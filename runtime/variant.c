@@ -165,11 +165,6 @@ static const struct kiln_cc_kernel *settled(cl_kernel k, const struct kiln_rt_va
     return NULL;
 }
 
-/*
- * Builds the variant `v` of kernel `gen` (the generic kernel `index` of p's executable; v is
- * BUILDING, p->lock not held) from p's source and `options`; on success v->built and v->cc
- * are set. Returns whether it worked. `how` ends the log line: how the build ran.
- */
 /* What the compiler builds for `key`: kernel `name` for its local size, offset and images. */
 static struct kiln_cc_variant variant_want(const struct kiln_rt_variant_key *key, const char *name)
 {
@@ -182,6 +177,11 @@ static struct kiln_cc_variant variant_want(const struct kiln_rt_variant_key *key
     return want;
 }
 
+/*
+ * Builds the variant `v` of kernel `gen` (the generic kernel `index` of p's executable; v is
+ * BUILDING, p->lock not held) from p's source and `options`; on success v->built and v->cc
+ * are set. Returns whether it worked. `how` ends the log line: how the build ran.
+ */
 static bool build_variant(cl_program p, const struct kiln_cc_kernel *gen, const char *options,
                           struct kiln_rt_variant *v, const char *how)
 {
@@ -360,12 +360,13 @@ static bool builder_queue(cl_program p, const struct kiln_cc_kernel *gen, struct
      * Exit handlers run last registered first, and builder_stop must run before the compiler's
      * exit-time destructors, which LLVM and Clang register when they first use what they
      * destroy. So where the builder will compile, the back end is primed here, before
-     * builder_stop is registered: opened, and, where no build has run yet in this process (its
-     * programs came from the kernel cache), a small program built through every stage. Left to
-     * the builder's first build, those destructors would be registered after builder_stop, run
-     * first at exit and free what that build still uses (api/variant-exit). A variant the
-     * kernel cache holds is only loaded, which needs neither LLVM nor Clang, and costs this
-     * thread nothing. Priming is a one-time cost (docs/compiler.md), then a pthread_once.
+     * builder_stop is registered: opened, and, unless an optimised build has run every stage in
+     * this process (its programs came from the kernel cache, say), a small program built
+     * through every stage. Left to the builder's first build, those destructors would be
+     * registered after builder_stop, run first at exit and free what that build still uses
+     * (api/variant-exit). A variant the kernel cache holds is only loaded, which needs neither
+     * LLVM nor Clang, and costs this thread only the cache lookup. Priming is a one-time cost
+     * (docs/compiler.md), then a pthread_once.
      */
     const struct kiln_cc_interface *cc = NULL;
     if (kiln_rt_compiler(&cc) == CL_SUCCESS) {
