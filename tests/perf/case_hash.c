@@ -12,11 +12,11 @@
  * array, rounded down to a multiple of 16 * HASH_ITERS): tens of ms per repetition on two cores
  * with AVX-512. The rate is million hashes per second (MH/s), one hash being one compression.
  *
- * The plain-C row is the ceiling for the same hashes: GCC vector extensions 16 lanes wide
- * whatever the case's VW (compiled with -march=native, so one zmm register and vprold where the
- * CPU has AVX-512), four independent candidate vectors interleaved so that the 64 dependent
- * steps of one do not leave the vector units idle. Kernel and C row expand the same step list
- * (MD5_STEPS). The check compares every work-item's uint4 with a scalar reference written
+ * The plain-C row is the ceiling for the same hashes: GCC vector extensions one vector register
+ * wide whatever the case's VW (compiled with -march=native: 16 lanes and vprold where the CPU has
+ * AVX-512, 8 lanes otherwise), four independent candidate vectors interleaved so that the 64
+ * dependent steps of one do not leave the vector units idle. Kernel and C row expand the same step
+ * list (MD5_STEPS). The check compares every work-item's uint4 with a scalar reference written
  * independently (the RFC's loop form, its constants computed from sin()), itself checked first
  * against the known digest of the empty message, and computed once for all rows. */
 #include "bench.h"
@@ -26,8 +26,18 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-/* The C row's lanes, the widest vector a CPU of today has for uint32. */
+/* The C row's candidates per block: the widest work-item's lanes (the hash case's VW), so that a
+ * block's results fold into whole work-items of either case. */
+#define HASH_BLOCK 16
+/* The C row's lanes: one vector register of uint32. A vector of two registers per state word
+ * (16 lanes with AVX2) does not fit the 16 registers with four chains: on a 2-core AMD EPYC
+ * (Zen 3, AVX2, 2026-11-29, GCC 12) 16 lanes gave about 51 MH/s, 8 lanes about 170. */
+#if defined(__AVX512F__)
 #define HASH_CLANES 16
+#else
+#define HASH_CLANES 8
+#endif
+_Static_assert(HASH_BLOCK % HASH_CLANES == 0, "a block is whole C vectors");
 /* The C row's independent candidate vectors in flight: one step is a chain of four dependent
  * operations, so a single chain leaves most issue slots idle. On a 2-core AMD EPYC with AVX-512
  * (2026-11-28, one thread) 1, 2, 4 and 8 chains gave about 156, 220, 300 and 300 MH/s. */
@@ -193,7 +203,7 @@ struct hash {
 
 static size_t hash_messages(const struct bench_env *env)
 {
-    size_t unit = (size_t)HASH_CLANES * HASH_ITERS;
+    size_t unit = (size_t)HASH_BLOCK * HASH_ITERS;
     size_t n = env->size_bytes / 4 / unit * unit;
     return n != 0 ? n : unit;
 }
@@ -365,7 +375,7 @@ static struct hash *hash_alloc(const struct bench_env *env, unsigned vw)
 
 /* ---- host version ---- */
 
-typedef uint32_t v16u __attribute__((vector_size(HASH_CLANES * sizeof(uint32_t))));
+typedef uint32_t hash_vec __attribute__((vector_size(HASH_CLANES * sizeof(uint32_t))));
 
 enum md5_word { md5_a, md5_b, md5_c, md5_d }; /* indices of a chain's state words */
 #define VROTL(x, s) (((x) << (s)) | ((x) >> (32 - (s))))
@@ -373,48 +383,57 @@ enum md5_word { md5_a, md5_b, md5_c, md5_d }; /* indices of a chain's state word
 #define C_WORD(i, x) ((i) == 1 ? w1[x] : w[i])
 #define C_STEP(f, a, b, c, d, i, k, s)                                                             \
     for (unsigned x = 0; x < HASH_CHAINS; x++) {                                                   \
-        v16u *st = state[x];                                                                       \
-        v16u sum = st[md5_##a] + f(st[md5_##b], st[md5_##c], st[md5_##d]) + C_WORD(i, x) + (k);    \
+        hash_vec *st = state[x];                                                                   \
+        hash_vec sum =                                                                             \
+            st[md5_##a] + f(st[md5_##b], st[md5_##c], st[md5_##d]) + C_WORD(i, x) + (k);           \
         st[md5_##a] = st[md5_##b] + VROTL(sum, s);                                                 \
     }
 
-/* Hashes vectors [first, end) of 16 consecutive candidates each, HASH_CHAINS iterations at a
- * time, and folds each work-item's lanes (16 / vw work-items per vector) into its output. */
+/* Hashes blocks [first, end) of HASH_BLOCK consecutive candidates each, a vector of HASH_CLANES
+ * at a time and HASH_CHAINS iterations at a time, and folds each work-item's lanes into its
+ * output. */
 static void host_hash_range(struct hash *h, size_t first, size_t end)
 {
-    const v16u lanes = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15};
-    v16u w[16], w1[HASH_CHAINS], state[HASH_CHAINS][4];
+    hash_vec lanes, w[16], w1[HASH_CHAINS], state[HASH_CHAINS][4];
+    for (unsigned l = 0; l < HASH_CLANES; l++)
+        lanes[l] = l;
     for (unsigned i = 2; i < 16; i++)
-        w[i] = (v16u){0} + h->msg[i];
-    w[1] = (v16u){0}; /* unused: each chain has its own word 1 */
-    for (size_t v = first; v < end; v++) {
-        w[0] = lanes + (uint32_t)(v * HASH_CLANES);
-        v16u xa = {0}, xb = {0}, xc = {0}, xd = {0};
-        for (uint32_t it = 0; it < HASH_ITERS; it += HASH_CHAINS) {
-            for (unsigned x = 0; x < HASH_CHAINS; x++) {
-                w1[x] = (v16u){0} + (it + x);
-                state[x][md5_a] = (v16u){0} + MD5_A0;
-                state[x][md5_b] = (v16u){0} + MD5_B0;
-                state[x][md5_c] = (v16u){0} + MD5_C0;
-                state[x][md5_d] = (v16u){0} + MD5_D0;
+        w[i] = (hash_vec){0} + h->msg[i];
+    w[1] = (hash_vec){0}; /* unused: each chain has its own word 1 */
+    for (size_t blk = first; blk < end; blk++) {
+        uint32_t folded[4][HASH_BLOCK];
+        for (unsigned l0 = 0; l0 < HASH_BLOCK; l0 += HASH_CLANES) {
+            w[0] = lanes + (uint32_t)(blk * HASH_BLOCK + l0);
+            hash_vec xa = {0}, xb = {0}, xc = {0}, xd = {0};
+            for (uint32_t it = 0; it < HASH_ITERS; it += HASH_CHAINS) {
+                for (unsigned x = 0; x < HASH_CHAINS; x++) {
+                    w1[x] = (hash_vec){0} + (it + x);
+                    state[x][md5_a] = (hash_vec){0} + MD5_A0;
+                    state[x][md5_b] = (hash_vec){0} + MD5_B0;
+                    state[x][md5_c] = (hash_vec){0} + MD5_C0;
+                    state[x][md5_d] = (hash_vec){0} + MD5_D0;
+                }
+                MD5_STEPS(C_STEP)
+                for (unsigned x = 0; x < HASH_CHAINS; x++) {
+                    xa ^= state[x][md5_a] + MD5_A0;
+                    xb ^= state[x][md5_b] + MD5_B0;
+                    xc ^= state[x][md5_c] + MD5_C0;
+                    xd ^= state[x][md5_d] + MD5_D0;
+                }
             }
-            MD5_STEPS(C_STEP)
-            for (unsigned x = 0; x < HASH_CHAINS; x++) {
-                xa ^= state[x][md5_a] + MD5_A0;
-                xb ^= state[x][md5_b] + MD5_B0;
-                xc ^= state[x][md5_c] + MD5_C0;
-                xd ^= state[x][md5_d] + MD5_D0;
+            for (unsigned l = 0; l < HASH_CLANES; l++) {
+                folded[0][l0 + l] = xa[l];
+                folded[1][l0 + l] = xb[l];
+                folded[2][l0 + l] = xc[l];
+                folded[3][l0 + l] = xd[l];
             }
         }
-        for (unsigned l0 = 0; l0 < HASH_CLANES; l0 += h->vw) {
-            uint32_t *o = h->out[(v * HASH_CLANES + l0) / h->vw];
+        for (unsigned l0 = 0; l0 < HASH_BLOCK; l0 += h->vw) {
+            uint32_t *o = h->out[(blk * HASH_BLOCK + l0) / h->vw];
             o[0] = o[1] = o[2] = o[3] = 0;
-            for (unsigned l = l0; l < l0 + h->vw; l++) {
-                o[0] ^= xa[l];
-                o[1] ^= xb[l];
-                o[2] ^= xc[l];
-                o[3] ^= xd[l];
-            }
+            for (unsigned l = l0; l < l0 + h->vw; l++)
+                for (int j = 0; j < 4; j++)
+                    o[j] ^= folded[j][l];
         }
     }
 }
@@ -422,8 +441,8 @@ static void host_hash_range(struct hash *h, size_t first, size_t end)
 static void host_compute(void *arg, unsigned t, unsigned count)
 {
     struct hash *h = arg;
-    size_t vectors = h->messages / ((size_t)HASH_CLANES * HASH_ITERS);
-    host_hash_range(h, vectors * t / count, vectors * (t + 1) / count);
+    size_t blocks = h->messages / ((size_t)HASH_BLOCK * HASH_ITERS);
+    host_hash_range(h, blocks * t / count, blocks * (t + 1) / count);
 }
 
 static int host_setup(const struct bench_env *env, unsigned vw, void **state)
