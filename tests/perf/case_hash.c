@@ -29,9 +29,10 @@
 /* The C row's candidates per block: the widest work-item's lanes (the hash case's VW), so that a
  * block's results fold into whole work-items of either case. */
 #define HASH_BLOCK 16
-/* The C row's lanes: one vector register of uint32. A vector of two registers per state word
- * (16 lanes with AVX2) does not fit the 16 registers with four chains: on a 2-core AMD EPYC
- * (Zen 3, AVX2, 2026-11-29, GCC 12) 16 lanes gave about 51 MH/s, 8 lanes about 170. */
+/* The C row's lanes: one vector register of uint32. With AVX2 a vector of 16 lanes takes two
+ * registers per state word, and four chains of them do not fit its 16 registers: on a 2-core
+ * AMD EPYC (Zen 3, AVX2, GCC 12, 2026-11-29) the row gave 80 MH/s with 16 lanes, 170 and 216
+ * with 8 (two runs). */
 #if defined(__AVX512F__)
 #define HASH_CLANES 16
 #else
