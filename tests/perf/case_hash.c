@@ -395,7 +395,7 @@ enum md5_word { md5_a, md5_b, md5_c, md5_d }; /* indices of a chain's state word
  * output. */
 static void host_hash_range(struct hash *h, size_t first, size_t end)
 {
-    hash_vec lanes, w[16], w1[HASH_CHAINS], state[HASH_CHAINS][4];
+    hash_vec lanes = {0}, w[16], w1[HASH_CHAINS], state[HASH_CHAINS][4];
     for (unsigned l = 0; l < HASH_CLANES; l++)
         lanes[l] = l;
     for (unsigned i = 2; i < 16; i++)
