@@ -683,6 +683,162 @@ static int test_outer_jam(void)
 }
 
 /*
+ * A candidate loop of wide vectors with a rare match (4-loops/pair_loops.c): a hash of 8
+ * candidates an iteration, an early `continue` unless a lane matches, an atomic and a store on
+ * a match. `crack` reloads its count from memory each iteration, as hashcat does; `crack_n` has
+ * it by value, odd, so that the pairs leave one iteration to the loop as it was. The matches
+ * fall in both iterations of pairs; each is checked against the same hash in C.
+ */
+#define PAIR_STEPS 32
+static uint32_t pair_hash(uint32_t x, uint32_t y, uint32_t z)
+{
+    uint32_t v[4] = {0x67452301u, 0xefcdab89u, 0x98badcfeu, 0x10325476u};
+    static const unsigned shift[4] = {7, 12, 17, 22};
+    /* Step k updates v[-k mod 4] from the next three, as STEP(a, b, c, d) does. */
+    for (uint32_t k = 0; k < PAIR_STEPS; k++) {
+        uint32_t *a = &v[(4 - k % 4) % 4], b = v[(5 - k % 4) % 4], c = v[(6 - k % 4) % 4],
+                 d = v[(7 - k % 4) % 4];
+        *a = b + rotl32(*a + (d ^ (b & (c ^ d))) + (k & 1 ? y : x) + 0xd76aa478u * (k + 1),
+                        shift[k % 4]);
+    }
+    return v[0] ^ v[1] ^ z;
+}
+
+static int cmp_u32(const void *x, const void *y)
+{
+    uint32_t a = *(const uint32_t *)x, b = *(const uint32_t *)y;
+    return (a > b) - (a < b);
+}
+
+static int test_pair_loops(void)
+{
+    static const char src[] =
+        "#define STEP(a, b, c, d, x, k, s)                                            \\\n"
+        "    a = b + rotate(a + (d ^ (b & (c ^ d))) + (x) + (uint8)(0xd76aa478u * (k)),  \\\n"
+        "                   (uint8)(s));\n"
+        "#define FOUR(x, y, k)                                                        \\\n"
+        "    STEP(a, b, c, d, x, k, 7) STEP(d, a, b, c, y, k + 1, 12)                 \\\n"
+        "    STEP(c, d, a, b, x, k + 2, 17) STEP(b, c, d, a, y, k + 3, 22)\n"
+        "#define HASH(x, y, z, out)                                                   \\\n"
+        "    {                                                                        \\\n"
+        "        uint8 a = 0x67452301u, b = 0xefcdab89u, c = 0x98badcfeu, d = 0x10325476u; \\\n"
+        "        FOUR(x, y, 1) FOUR(x, y, 5) FOUR(x, y, 9) FOUR(x, y, 13)               \\\n"
+        "        FOUR(x, y, 17) FOUR(x, y, 21) FOUR(x, y, 25) FOUR(x, y, 29)            \\\n"
+        "        out = a ^ b ^ (z);                                                   \\\n"
+        "    }\n"
+        "kernel void crack(constant uint *cand, global const uint2 *pws,\n"
+        "                  global const uint *count, volatile global uint *hits,\n"
+        "                  global uint *found, uint want)\n"
+        "{\n"
+        "    size_t g = get_global_id(0);\n"
+        "    uint2 w = pws[g];\n"
+        "    for (uint i = 0; i < *count; i += 8) {\n"
+        "        uint8 x = (uint8)(w.x) | vload8(0, cand + i), h;\n"
+        "        HASH(x, (uint8)(w.y), (uint8)((uint)g), h);\n"
+        "        int8 m = (h & 0x3f) == (uint8)(want);\n"
+        "        if (!any(m))\n"
+        "            continue;\n"
+        "        uint slot = atomic_inc(hits);\n"
+        "        if (slot < 512)\n"
+        "            found[slot] = (uint)g << 16 | i << 8 | (uint)(-m.s0 + 2 * -m.s1 + 4 * -m.s2 "
+        "+\n"
+        "                          8 * -m.s3 + 16 * -m.s4 + 32 * -m.s5 + 64 * -m.s6 + 128 * "
+        "-m.s7);\n"
+        "    }\n"
+        "}\n"
+        "kernel void crack_n(constant uint *cand, global const uint2 *pws, uint count,\n"
+        "                    volatile global uint *hits, global uint *found, uint want)\n"
+        "{\n"
+        "    size_t g = get_global_id(0);\n"
+        "    uint2 w = pws[g];\n"
+        "    for (uint i = 0; i < count; i += 8) {\n"
+        "        uint8 x = (uint8)(w.x) | vload8(0, cand + i), h;\n"
+        "        HASH(x, (uint8)(w.y), (uint8)((uint)g), h);\n"
+        "        int8 m = (h & 0x3f) == (uint8)(want);\n"
+        "        if (!any(m))\n"
+        "            continue;\n"
+        "        uint slot = atomic_inc(hits);\n"
+        "        if (slot < 512)\n"
+        "            found[slot] = (uint)g << 16 | i << 8 | (uint)(-m.s0 + 2 * -m.s1 + 4 * -m.s2 "
+        "+\n"
+        "                          8 * -m.s3 + 16 * -m.s4 + 32 * -m.s5 + 64 * -m.s6 + 128 * "
+        "-m.s7);\n"
+        "    }\n"
+        "}\n";
+    enum { N = 29, COUNT = 104, WANT = 17 }; /* 13 iterations: 6 pairs and one left */
+    static uint32_t cand[COUNT], pws[N * 2], found[512], want_found[512];
+    struct kiln_cc_program *p = NULL;
+    char *log = NULL;
+    char *ir = ct_build_dumped_ir(src, NULL, "optimized", &p, &log);
+    CHECK(ir && p);
+    if (log && log[0])
+        fprintf(stderr, "log: %s\n", log);
+    CHECK(log && log[0] == '\0');
+    free(log);
+    for (int k = 0; k < 2; k++) {
+        char *fn = ct_wg_function(ir, k ? "crack_n" : "crack");
+        CHECK(fn);
+        /* The hash's rotates: once in the loop as it was, twice more in the pair. */
+        size_t rotates = ct_count_of(fn, "call <8 x i32> @llvm.fshl.v8i32");
+        printf("kiln.wg.%s: %zu rotates of 8 uints\n", k ? "crack_n" : "crack", rotates);
+#if defined(__x86_64__)
+        if (!__builtin_cpu_supports("avx512f"))
+            CHECK(2 * rotates >= 5 * PAIR_STEPS); /* not paired: fewer than 32 */
+#endif
+        free(fn);
+    }
+    free(ir);
+
+    uint32_t seed = 2654435761u;
+    for (int i = 0; i < COUNT; i++)
+        cand[i] = (seed *= 1664525u, seed += 1013904223u);
+    for (int i = 0; i < N * 2; i++)
+        pws[i] = (seed *= 1664525u, seed += 1013904223u);
+    size_t nwant = 0;
+    for (uint32_t g = 0; g < N; g++)
+        for (uint32_t i = 0; i < COUNT; i += 8) {
+            uint32_t mask = 0;
+            for (uint32_t lane = 0; lane < 8; lane++)
+                if ((pair_hash(pws[2 * g] | cand[i + lane], pws[2 * g + 1], g) & 0x3f) == WANT)
+                    mask |= 1u << lane;
+            if (mask && nwant < 512)
+                want_found[nwant++] = g << 16 | i << 8 | mask;
+        }
+    size_t second = 0;
+    for (size_t j = 0; j < nwant; j++)
+        second += ((want_found[j] >> 8 & 0xff) / 8) % 2;
+    printf("%zu matches, %zu of them in the second iteration of a pair\n", nwant, second);
+    CHECK(nwant > 8 && second > 2);
+    qsort(want_found, nwant, sizeof(uint32_t), cmp_u32);
+
+    uint32_t *pc = cand, *pp = pws, *pf = found, hits, count = COUNT, want = WANT;
+    uint32_t *ph = &hits, *pn = &count;
+    static const size_t locals[] = {1, 4, 29};
+    for (int k = 0; k < 2; k++) {
+        const struct kiln_cc_kernel *kern = ct_find_kernel(p, k ? "crack_n" : "crack");
+        CHECK(kern);
+        void *args_crack[] = {&pc, &pp, &pn, &ph, &pf, &want};
+        void *args_n[] = {&pc, &pp, &count, &ph, &pf, &want};
+        for (size_t l = 0; l < 3; l++) {
+            hits = 0;
+            memset(found, 0, sizeof(found));
+            size_t off = 0, gs = N, ls = locals[l];
+            ct_run_ndrange(kern, k ? args_n : args_crack, 1, &off, &gs, &ls, NULL);
+            CHECK(hits == nwant);
+            qsort(found, hits, sizeof(uint32_t), cmp_u32);
+            for (size_t j = 0; j < nwant; j++)
+                if (found[j] != want_found[j]) {
+                    fprintf(stderr, "%s (local %zu): match %zu is %#x, want %#x\n",
+                            k ? "crack_n" : "crack", ls, j, found[j], want_found[j]);
+                    return 1;
+                }
+        }
+    }
+    ct_cc->destroy(p);
+    return 0;
+}
+
+/*
  * A work-item loop whose reads clamp their index and whose write is range-checked
  * (clamp_split.c): the interior runs in a copy without the clamps and the check, with vector
  * loads of the float4 elements widened across work-items (outer_vec.c) and no gathers. Against
@@ -981,6 +1137,7 @@ const struct ct_test ct_tests[] = {
     {"clamp_split", test_clamp_split},
     {"clamp_split_wide", test_clamp_split_wide},
     {"outer_jam", test_outer_jam},
+    {"pair_loops", test_pair_loops},
     {"stray_loop_ids", test_stray_loop_ids},
 };
 const size_t ct_num_tests = sizeof(ct_tests) / sizeof(ct_tests[0]);

@@ -76,6 +76,8 @@ enum kiln_cc_status kiln_cc_jam_wide_loops(struct kiln_cc_build *b, LLVMValueRef
  * outer_vec.c, after the vectoriser: drops the hints from the loops it left alone, and
  * turns the uniform gathers of the chosen functions into loads.
  */
+enum kiln_cc_status kiln_cc_pair_loops(struct kiln_cc_build *b, LLVMValueRef *fns, const bool *skip,
+                                       unsigned nfns, unsigned *npaired);
 enum kiln_cc_status kiln_cc_outer_vec_finish(struct kiln_cc_build *b, LLVMValueRef *fns,
                                              const bool *chosen, unsigned nfns);
 

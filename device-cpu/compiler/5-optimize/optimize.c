@@ -104,6 +104,10 @@ static enum kiln_cc_status optimize_o3(struct kiln_cc_build *b)
         status = kiln_cc_jam_wide_loops(b, fns, chosen, nfns, &njammed);
     if (status == KILN_CC_OK)
         status = kiln_cc_outer_vec_choose(b, fns, chosen, nfns, &nchosen);
+    /* Candidate loops of wide vectors, two iterations at a time, where no loop was chosen. */
+    unsigned npaired = 0;
+    if (status == KILN_CC_OK)
+        status = kiln_cc_pair_loops(b, fns, chosen, nfns, &npaired);
     if (status == KILN_CC_OK)
         status = kiln_cc_run_passes(b, kiln_cc_o3_vectorize);
     if (status == KILN_CC_OK && nchosen)
