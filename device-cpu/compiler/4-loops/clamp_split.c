@@ -491,13 +491,7 @@ static bool copy_loop(LLVMContextRef ctx, const struct loop *l, LLVMValueRef fn,
                 ok = kiln_cc_ptr_map_put(map, in, phi);
                 continue;
             }
-            int n = LLVMGetNumOperands(c);
-            for (int k = 0; k < n; k++) {
-                LLVMValueRef op = LLVMGetOperand(c, (unsigned)k);
-                LLVMValueRef m = op ? kiln_cc_ptr_map_get(map, op) : NULL;
-                if (m)
-                    LLVMSetOperand(c, (unsigned)k, m);
-            }
+            kiln_cc_remap_operands(c, map);
             if (LLVMIsABranchInst(c) && LLVMGetMetadata(c, loop_kind))
                 ok = kiln_cc_loop_id_replace(ctx, c, NULL, 0, NULL, 0);
         }

@@ -76,6 +76,10 @@ enum kiln_cc_status kiln_cc_jam_wide_loops(struct kiln_cc_build *b, LLVMValueRef
  * outer_vec.c, after the vectoriser: drops the hints from the loops it left alone, and
  * turns the uniform gathers of the chosen functions into loads.
  */
+/* 32-bit lanes in one of the host's vector registers (16 with AVX-512, 8 with AVX, else 4). */
+unsigned kiln_cc_host_lanes(const struct kiln_cc_host *host);
+/* Bits of vector type t. */
+unsigned kiln_cc_vector_bits(LLVMTypeRef t);
 enum kiln_cc_status kiln_cc_pair_loops(struct kiln_cc_build *b, LLVMValueRef *fns, const bool *skip,
                                        unsigned nfns, unsigned *npaired);
 enum kiln_cc_status kiln_cc_outer_vec_finish(struct kiln_cc_build *b, LLVMValueRef *fns,

@@ -659,7 +659,7 @@ static bool scalarise_uniform_gathers(LLVMContextRef ctx, LLVMValueRef fn)
 /* ---- the stage ---- */
 
 /* Float lanes of the host's widest vectors. */
-static unsigned host_lanes(const struct kiln_cc_host *host)
+unsigned kiln_cc_host_lanes(const struct kiln_cc_host *host)
 {
     if (host->avx512)
         return 16;
@@ -689,7 +689,7 @@ static bool half_only(const struct wi_loop *l, LLVMValueRef fn)
 }
 
 /* Bits of a vector type. */
-static unsigned vector_bits(LLVMTypeRef t)
+unsigned kiln_cc_vector_bits(LLVMTypeRef t)
 {
     LLVMTypeRef e = LLVMGetElementType(t);
     unsigned bits = LLVMGetTypeKind(e) == LLVMIntegerTypeKind ? LLVMGetIntTypeWidth(e)
@@ -708,8 +708,8 @@ static unsigned widest_vector(const struct wi_loop *l, LLVMValueRef fn)
             continue;
         for (LLVMValueRef in = LLVMGetFirstInstruction(bb); in; in = LLVMGetNextInstruction(in)) {
             LLVMTypeRef t = LLVMTypeOf(in);
-            if (LLVMGetTypeKind(t) == LLVMVectorTypeKind && vector_bits(t) > widest)
-                widest = vector_bits(t);
+            if (LLVMGetTypeKind(t) == LLVMVectorTypeKind && kiln_cc_vector_bits(t) > widest)
+                widest = kiln_cc_vector_bits(t);
         }
     }
     return widest;
@@ -842,7 +842,7 @@ static bool affine_accesses(const struct wi_loop *l, LLVMValueRef fn)
 enum kiln_cc_status kiln_cc_outer_vec_choose(struct kiln_cc_build *b, LLVMValueRef *fns,
                                              bool *chosen, unsigned nfns, unsigned *nchosen)
 {
-    unsigned lanes = host_lanes(b->host);
+    unsigned lanes = kiln_cc_host_lanes(b->host);
     unsigned loop_kind = LLVMGetMDKindIDInContext(b->ctx, "llvm.loop", 9);
     struct kiln_cc_ptr_map picked = {0}; /* latch branches of the chosen loops */
     enum kiln_cc_status status = KILN_CC_OK;
@@ -1020,7 +1020,7 @@ static unsigned carried_registers(const struct wi_loop *l, LLVMValueRef fn, unsi
              in = LLVMGetNextInstruction(in)) {
             LLVMTypeRef t = LLVMTypeOf(in);
             if (LLVMGetTypeKind(t) == LLVMVectorTypeKind)
-                regs += (vector_bits(t) + reg_bits - 1) / reg_bits;
+                regs += (kiln_cc_vector_bits(t) + reg_bits - 1) / reg_bits;
         }
     }
     kiln_cc_ptr_map_free(&headers);
@@ -1030,7 +1030,7 @@ static unsigned carried_registers(const struct wi_loop *l, LLVMValueRef fn, unsi
 enum kiln_cc_status kiln_cc_jam_wide_loops(struct kiln_cc_build *b, LLVMValueRef *fns, bool *chosen,
                                            unsigned nfns, unsigned *njammed)
 {
-    unsigned lanes = host_lanes(b->host), reg_bits = lanes * 32;
+    unsigned lanes = kiln_cc_host_lanes(b->host), reg_bits = lanes * 32;
     /* x86-64's vector registers: 32 with AVX-512, 16 without. The carried values of the
      * jammed work-items may fill them; what else the loop keeps (the hash's message words,
      * invariant in the loop) is reloaded from the stack as the operand of the instruction

@@ -32,8 +32,7 @@
  */
 #include "loops.h"
 
-#include <stdlib.h>
-#include <string.h>
+#include <stdint.h>
 
 /* Fewest instructions in H that make a pair worth its code: a hash, not a small loop body. */
 #define PAIR_MIN_INSTRUCTIONS 128
@@ -123,12 +122,7 @@ static unsigned vector_units(LLVMTypeRef t, unsigned reg_bits)
 {
     if (LLVMGetTypeKind(t) != LLVMVectorTypeKind)
         return 0;
-    LLVMTypeRef e = LLVMGetElementType(t);
-    unsigned bits = LLVMGetTypeKind(e) == LLVMIntegerTypeKind ? LLVMGetIntTypeWidth(e)
-                    : LLVMGetTypeKind(e) == LLVMHalfTypeKind  ? 16
-                    : LLVMGetTypeKind(e) == LLVMFloatTypeKind ? 32
-                                                              : 64;
-    return (LLVMGetVectorSize(t) * bits + reg_bits - 1) / reg_bits;
+    return (kiln_cc_vector_bits(t) + reg_bits - 1) / reg_bits;
 }
 
 /*
@@ -368,13 +362,7 @@ static LLVMValueRef clone_body(struct pair *p, LLVMBuilderRef bld, LLVMValueRef 
          in = LLVMGetNextInstruction(in)) {
         LLVMValueRef c = LLVMInstructionClone(in);
         LLVMInsertIntoBuilder(bld, c);
-        int n = LLVMGetNumOperands(c);
-        for (int k = 0; k < n; k++) {
-            LLVMValueRef op = LLVMGetOperand(c, (unsigned)k);
-            LLVMValueRef m = op ? kiln_cc_ptr_map_get(map, op) : NULL;
-            if (m)
-                LLVMSetOperand(c, (unsigned)k, m);
-        }
+        kiln_cc_remap_operands(c, map);
         *oom = !kiln_cc_ptr_map_put(map, in, c);
     }
     LLVMValueRef c = LLVMGetCondition(hbr);
@@ -452,19 +440,10 @@ static bool rewrite(struct pair *p)
     return !oom;
 }
 
-static unsigned host_reg_bits(const struct kiln_cc_host *host)
-{
-    if (host->avx512)
-        return 512;
-    if (strstr(host->features, "+avx,") || strstr(host->features, "+avx2,"))
-        return 256;
-    return 128;
-}
-
 enum kiln_cc_status kiln_cc_pair_loops(struct kiln_cc_build *b, LLVMValueRef *fns, const bool *skip,
                                        unsigned nfns, unsigned *npaired)
 {
-    unsigned reg_bits = host_reg_bits(b->host), budget = b->host->avx512 ? 32 : 16;
+    unsigned reg_bits = kiln_cc_host_lanes(b->host) * 32, budget = b->host->avx512 ? 32 : 16;
     *npaired = 0;
     for (unsigned f = 0; f < nfns; f++) {
         if (skip[f])

@@ -155,6 +155,8 @@ bool kiln_cc_const_u64(LLVMValueRef v, uint64_t *out);
  * comparisons, conversions and casts, select and address arithmetic.
  */
 bool kiln_cc_plain_opcode(LLVMOpcode op);
+/* Replaces each operand of `in` that `map` holds (a struct kiln_cc_ptr_map) by its value there. */
+void kiln_cc_remap_operands(LLVMValueRef in, const struct kiln_cc_ptr_map *map);
 /* Whether metadata value v is the string s. */
 bool kiln_cc_md_string_is(LLVMValueRef v, const char *s);
 /*

@@ -144,3 +144,14 @@ bool kiln_cc_loop_id_replace(LLVMContextRef ctx, LLVMValueRef br, const char *co
     free(ops);
     return true;
 }
+
+void kiln_cc_remap_operands(LLVMValueRef in, const struct kiln_cc_ptr_map *map)
+{
+    int n = LLVMGetNumOperands(in);
+    for (int k = 0; k < n; k++) {
+        LLVMValueRef op = LLVMGetOperand(in, (unsigned)k);
+        LLVMValueRef m = op ? kiln_cc_ptr_map_get(map, op) : NULL;
+        if (m)
+            LLVMSetOperand(in, (unsigned)k, m);
+    }
+}
