@@ -6,14 +6,15 @@
  * the rare case that a lane matches, leaves its arithmetic for a path that counts and stores
  * the match. Each iteration is one chain of dependent operations, and the test that ends it
  * keeps the code generator and the core from starting the next chain early: such a loop of
- * `uint8` MD5 runs at two thirds of the rate it has with `uint16`, which is two chains per
- * iteration. Where the loop has this shape (H's arithmetic at least one vector register wide):
+ * `uint8` MD5 runs at 0.6 of the rate it has with `uint16`, which is two chains per
+ * iteration. Where the loop has this shape (H computing on vectors, 128 instructions or more):
  *
  *     H: i = phi [i0, pre], [i + s, L]        H's only phi
  *        loads from constant memory and arithmetic, nothing else
  *        br c, R, L  (or br c, L, R)
  *     R: blocks that branch only among themselves and to L (the match)
- *     L: i + s, its test against n (ult, slt or ne), br H, E     nothing else; E has no phi
+ *     L: i + s, [n = load], its test against n (ult, slt or ne), br H, E      nothing else
+ *     E: phis only of n's load or of values from outside the loop
  *
  * Kiln gives it a new header P in front of H:
  *
