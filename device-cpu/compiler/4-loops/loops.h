@@ -72,16 +72,22 @@ enum kiln_cc_status kiln_cc_outer_vec_choose(struct kiln_cc_build *b, LLVMValueR
 #define KILN_CC_JAM_MAX 4
 enum kiln_cc_status kiln_cc_jam_wide_loops(struct kiln_cc_build *b, LLVMValueRef *fns, bool *chosen,
                                            unsigned nfns, unsigned *njammed);
+/* outer_vec.c: 32-bit lanes in one of the host's vector registers (16 with AVX-512, 8 with
+ * AVX, else 4). */
+unsigned kiln_cc_host_lanes(const struct kiln_cc_host *host);
+/* outer_vec.c: the bits of vector type t. */
+unsigned kiln_cc_vector_bits(LLVMTypeRef t);
+/*
+ * pair_loops.c, after kiln_cc_outer_vec_choose, on the functions where skip[f] is false: a
+ * candidate loop of vectors (a hash, a rare match path) runs two iterations at a time where
+ * twice its live vector values fit the registers. *npaired is how many loops did.
+ */
+enum kiln_cc_status kiln_cc_pair_loops(struct kiln_cc_build *b, LLVMValueRef *fns, const bool *skip,
+                                       unsigned nfns, unsigned *npaired);
 /*
  * outer_vec.c, after the vectoriser: drops the hints from the loops it left alone, and
  * turns the uniform gathers of the chosen functions into loads.
  */
-/* 32-bit lanes in one of the host's vector registers (16 with AVX-512, 8 with AVX, else 4). */
-unsigned kiln_cc_host_lanes(const struct kiln_cc_host *host);
-/* Bits of vector type t. */
-unsigned kiln_cc_vector_bits(LLVMTypeRef t);
-enum kiln_cc_status kiln_cc_pair_loops(struct kiln_cc_build *b, LLVMValueRef *fns, const bool *skip,
-                                       unsigned nfns, unsigned *npaired);
 enum kiln_cc_status kiln_cc_outer_vec_finish(struct kiln_cc_build *b, LLVMValueRef *fns,
                                              const bool *chosen, unsigned nfns);
 
