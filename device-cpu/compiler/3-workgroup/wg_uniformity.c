@@ -112,17 +112,6 @@ static bool uniform_memory(struct uniformity *u, LLVMValueRef ptr, unsigned dept
     return root == ptr && uniform_alloca(u, root);
 }
 
-/* Calls of intrinsics that neither read nor write memory. */
-static bool pure_intrinsic(LLVMValueRef call)
-{
-    LLVMValueRef f = kiln_cc_called_function(call);
-    if (!f || !LLVMGetIntrinsicID(f))
-        return false;
-    unsigned memory = LLVMGetEnumAttributeKindForName("memory", 6);
-    LLVMAttributeRef a = LLVMGetEnumAttributeAtIndex(f, LLVMAttributeFunctionIndex, memory);
-    return a && LLVMGetEnumAttributeValue(a) == 0;
-}
-
 static bool uniform_value(struct uniformity *u, LLVMValueRef v, unsigned depth)
 {
     if (LLVMIsAConstant(v) || LLVMIsAArgument(v) || LLVMIsAGlobalValue(v) || LLVMIsAMDNode(v) ||
@@ -148,7 +137,7 @@ static bool uniform_value(struct uniformity *u, LLVMValueRef v, unsigned depth)
             ok = true;
             break;
         }
-        ok = pure_intrinsic(v);
+        ok = kiln_cc_pure_intrinsic(v);
         for (unsigned k = 0; ok && k < (unsigned)LLVMGetNumArgOperands(v); k++)
             ok = uniform_value(u, LLVMGetOperand(v, k), depth + 1);
         break;

@@ -52,17 +52,6 @@ static bool in_set(const struct kiln_cc_ptr_map *m, LLVMBasicBlockRef bb)
     return kiln_cc_ptr_map_has(m, bb);
 }
 
-/* Whether call `in` is of an intrinsic that touches no memory (a rotate, a byte swap, min). */
-static bool pure_call(LLVMValueRef in)
-{
-    LLVMValueRef callee = LLVMGetCalledValue(in);
-    if (!callee || !LLVMIsAFunction(callee) || !LLVMGetIntrinsicID(callee))
-        return false;
-    unsigned kind = LLVMGetEnumAttributeKindForName("memory", 6);
-    LLVMAttributeRef a = LLVMGetEnumAttributeAtIndex(callee, LLVMAttributeFunctionIndex, kind);
-    return a && LLVMGetEnumAttributeValue(a) == 0; /* memory(none) */
-}
-
 /* Whether load `in` reads memory nothing in the kernel writes: constant or invariant. */
 static bool constant_load(LLVMValueRef in)
 {
@@ -114,7 +103,7 @@ static bool pairable(LLVMValueRef in)
     if (op == LLVMLoad)
         return constant_load(in);
     if (op == LLVMCall)
-        return pure_call(in);
+        return kiln_cc_pure_intrinsic(in);
     return kiln_cc_plain_opcode(op) || op == LLVMExtractElement || op == LLVMInsertElement ||
            op == LLVMShuffleVector || op == LLVMFreeze;
 }

@@ -155,6 +155,8 @@ bool kiln_cc_const_u64(LLVMValueRef v, uint64_t *out);
  * comparisons, conversions and casts, select and address arithmetic.
  */
 bool kiln_cc_plain_opcode(LLVMOpcode op);
+/* Whether `call` calls an intrinsic that neither reads nor writes memory (a rotate, a min). */
+bool kiln_cc_pure_intrinsic(LLVMValueRef call);
 /* Replaces each operand of `in` that `map` holds (a struct kiln_cc_ptr_map) by its value there. */
 void kiln_cc_remap_operands(LLVMValueRef in, const struct kiln_cc_ptr_map *map);
 /* Whether metadata value v is the string s. */

@@ -155,3 +155,13 @@ void kiln_cc_remap_operands(LLVMValueRef in, const struct kiln_cc_ptr_map *map)
             LLVMSetOperand(in, (unsigned)k, m);
     }
 }
+
+bool kiln_cc_pure_intrinsic(LLVMValueRef call)
+{
+    LLVMValueRef f = LLVMIsACallInst(call) ? LLVMGetCalledValue(call) : NULL;
+    if (!f || !LLVMIsAFunction(f) || !LLVMGetIntrinsicID(f))
+        return false;
+    unsigned memory = LLVMGetEnumAttributeKindForName("memory", 6);
+    LLVMAttributeRef a = LLVMGetEnumAttributeAtIndex(f, LLVMAttributeFunctionIndex, memory);
+    return a && LLVMGetEnumAttributeValue(a) == 0; /* memory(none) */
+}
