@@ -17,14 +17,6 @@ bool kiln_cc_is_barrier(LLVMValueRef callee)
     return strcmp(base, "barrier") == 0 || strcmp(base, "work_group_barrier") == 0;
 }
 
-LLVMValueRef kiln_cc_called_function(LLVMValueRef in)
-{
-    if (!LLVMIsACallInst(in))
-        return NULL;
-    LLVMValueRef f = LLVMGetCalledValue(in);
-    return f && LLVMIsAFunction(f) ? f : NULL;
-}
-
 /* llvm.lifetime.start/end: says when memory is in use, reads and writes nothing. */
 bool kiln_cc_is_lifetime_marker(LLVMValueRef in)
 {

@@ -75,8 +75,6 @@ enum { PER_ITEM = 0, SHARED = 1, SHARED_SNAPSHOT = 2 };
 
 /* ---- wg_barriers.c ---- */
 
-/* The function a call instruction calls directly, or NULL. */
-LLVMValueRef kiln_cc_called_function(LLVMValueRef in);
 /* llvm.lifetime.start/end: says when memory is in use, reads and writes nothing. */
 bool kiln_cc_is_lifetime_marker(LLVMValueRef in);
 /* A call of barrier() or work_group_barrier(). */

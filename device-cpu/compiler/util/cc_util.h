@@ -155,6 +155,8 @@ bool kiln_cc_const_u64(LLVMValueRef v, uint64_t *out);
  * comparisons, conversions and casts, select and address arithmetic.
  */
 bool kiln_cc_plain_opcode(LLVMOpcode op);
+/* The function a call instruction calls directly, or NULL. */
+LLVMValueRef kiln_cc_called_function(LLVMValueRef in);
 /* Whether `call` calls an intrinsic that neither reads nor writes memory (a rotate, a min). */
 bool kiln_cc_pure_intrinsic(LLVMValueRef call);
 /* Replaces each operand of `in` that `map` holds (a struct kiln_cc_ptr_map) by its value there. */

@@ -156,10 +156,18 @@ void kiln_cc_remap_operands(LLVMValueRef in, const struct kiln_cc_ptr_map *map)
     }
 }
 
+LLVMValueRef kiln_cc_called_function(LLVMValueRef in)
+{
+    if (!LLVMIsACallInst(in))
+        return NULL;
+    LLVMValueRef f = LLVMGetCalledValue(in);
+    return f && LLVMIsAFunction(f) ? f : NULL;
+}
+
 bool kiln_cc_pure_intrinsic(LLVMValueRef call)
 {
-    LLVMValueRef f = LLVMIsACallInst(call) ? LLVMGetCalledValue(call) : NULL;
-    if (!f || !LLVMIsAFunction(f) || !LLVMGetIntrinsicID(f))
+    LLVMValueRef f = kiln_cc_called_function(call);
+    if (!f || !LLVMGetIntrinsicID(f))
         return false;
     unsigned memory = LLVMGetEnumAttributeKindForName("memory", 6);
     LLVMAttributeRef a = LLVMGetEnumAttributeAtIndex(f, LLVMAttributeFunctionIndex, memory);
